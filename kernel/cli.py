@@ -1,0 +1,161 @@
+"""The ``launch`` command: run, check, draw and steer graphs."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from kernel import launchfile, logs
+from kernel.launchfile import LaunchError
+
+console = Console(stderr=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="launch", description="framebus: run agent graphs from launch files")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("run", help="run a launch file")
+    _file_args(p)
+    p.add_argument("--out", type=Path, help="run folder (default runs/<timestamp>-<name>); re-using one resumes it")
+    p.add_argument("--trace", choices=["console", "otlp", "file"], help="export OpenTelemetry spans")
+    p.add_argument("--json", action="store_true", help="print summary.json to stdout at the end")
+
+    p = sub.add_parser("validate", help="check a launch file and print it resolved")
+    _file_args(p)
+    p = sub.add_parser("graph", help="draw a launch file's graph")
+    _file_args(p)
+    p.add_argument("--format", choices=["text", "mermaid"], default="text")
+    sub.add_parser("ls", help="list the bundled launch files")
+
+    p = sub.add_parser("ctl", help="steer a running graph")
+    p.add_argument("action", choices=["pause", "resume", "step", "stop", "status"])
+    p.add_argument("n", nargs="?", type=int, default=1, help="steps for `step`")
+    p.add_argument("--run", help="run id, run folder or launch pid (default: the newest running graph)")
+    p = sub.add_parser("stats", help="per-edge message counts and drops of a running graph")
+    p.add_argument("--run", help="run id, run folder or launch pid (default: the newest running graph)")
+    p.add_argument("--json", action="store_true")
+
+    args = parser.parse_args(argv)
+    try:
+        return _dispatch(args)
+    except LaunchError as exc:
+        console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _file_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="a launch file path, or the name of a bundled one (see `launch ls`)")
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="NODE.PARAM=VALUE",
+                   help="override a param (or run.FIELD / bus.FIELD); repeatable")
+    p.add_argument("--episodes", type=int, help="override run.episodes")
+
+
+def _load(args: argparse.Namespace) -> launchfile.LaunchFile:
+    return launchfile.load(launchfile.resolve_path(args.file), sets=args.sets, episodes=args.episodes)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "run":
+        lf = _load(args)
+        logs.configure("kernel")
+        from kernel import runner
+
+        try:
+            import uvloop
+
+            summary = uvloop.run(runner.run(lf, args.out, trace=args.trace, console=console))
+        except ImportError:
+            summary = asyncio.run(runner.run(lf, args.out, trace=args.trace, console=console))
+        _print_summary(summary)
+        if args.json:
+            print(json.dumps(summary))
+        return runner.EXIT_CODES.get(summary["status"], 1)
+    if args.command == "validate":
+        lf = _load(args)
+        print(lf.to_yaml(), end="")
+        console.print(f"[green]ok[/] {lf.source}: {len(lf.nodes)} nodes, {len(lf.edges())} edges")
+        return 0
+    if args.command == "graph":
+        from kernel import graphview
+
+        lf = _load(args)
+        print(graphview.render_mermaid(lf) if args.format == "mermaid" else graphview.render_text(lf))
+        return 0
+    if args.command == "ls":
+        table = Table("launch file", "description")
+        for name, description in launchfile.list_bundled():
+            table.add_row(name, description)
+        Console().print(table)
+        return 0
+    if args.command == "ctl":
+        svc = {"status": "status"}.get(args.action, f"ctl.{args.action}")
+        reply = _call_kernel(args.run, svc, {"n": args.n})
+        print(json.dumps(reply, indent=2))
+        return 0
+    if args.command == "stats":
+        reply = _call_kernel(args.run, "stats", {})
+        if args.json:
+            print(json.dumps(reply, indent=2))
+        else:
+            table = Table("edge", "policy", "sent", "received", "dropped", "queued")
+            for e in reply["edges"]:
+                table.add_row(e["edge"], e["policy"], *(str(e[k]) for k in ("sent", "received", "dropped", "queued")))
+            Console().print(table)
+            if reply.get("decode_errors"):
+                Console().print(f"malformed messages dropped: {reply['decode_errors']}")
+        return 0
+    raise AssertionError(args.command)
+
+
+def _find_run(which: str | None) -> dict[str, Any]:
+    from kernel.runner import active_dir
+
+    runs = []
+    for path in active_dir().glob("*.json"):
+        try:
+            info = json.loads(path.read_text())
+            os.kill(int(info["pid"]), 0)
+        except (OSError, ValueError, KeyError):
+            path.unlink(missing_ok=True)  # a graph that is gone
+            continue
+        runs.append((path.stat().st_mtime, info))
+    if which:
+        runs = [r for r in runs if which in (r[1]["run_id"], r[1]["run_dir"], str(r[1]["pid"]))
+                or Path(which).resolve() == Path(r[1]["run_dir"])]
+    if not runs:
+        raise SystemExit(f"launch: no running graph{' matches ' + which if which else ''}; start one with `launch run`")
+    return max(runs, key=lambda r: r[0])[1]
+
+
+def _call_kernel(which: str | None, svc: str, body: Any) -> Any:
+    from kernel.client import KernelClient
+
+    info = _find_run(which)
+    with KernelClient(info["endpoint"]) as client:
+        return client.call(svc, body)
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    ep = summary["episodes"]
+    style = "green" if summary["status"] == "completed" else "red"
+    metrics = ", ".join(f"{k}={v:.4g}" for k, v in summary["metrics"].items())
+    console.print(
+        f"[{style}]{summary['status']}[/] ({summary['reason']}): episodes {ep['completed']}/{ep['total']} completed, "
+        f"{ep['failed']} failed{'; ' + metrics if metrics else ''}\nrun folder: {summary['run_dir']}",
+        highlight=False,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,149 @@
+"""Frame clocks: whether the world waits for its agents (lockstep) or keeps moving (realtime).
+
+An environment node asks its clock for the actions of step ``t``::
+
+    await self.publish("obs", obs, step=t)
+    actions = await self.clock.actions(t)      # {agent_id: action body}
+
+* lockstep: waits until every agent in ``wait_for`` answered step ``t`` (the game is paused while
+  the model thinks); after ``deadline`` seconds a missing agent gets ``default_action``;
+* realtime: waits only for the next frame at ``fps``; the newest action of each agent wins, and the
+  clock records how many frames each decision took to arrive.
+
+Both honour the kernel's pause / resume / step N (``launch ctl``), before each step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from typing import Any, Callable
+
+from kernel.inputs import InputQueue
+
+
+class Clock:
+    def __init__(
+        self,
+        spec: dict[str, Any] | None,
+        queue: Callable[[str], InputQueue],
+        sources: Callable[[str], list[str]],
+    ) -> None:
+        spec = spec or {}
+        self.mode: str = spec.get("mode") or "free"
+        self.fps: float | None = spec.get("fps")
+        self.deadline: float | None = spec.get("deadline")
+        self.wait_for: list[str] | None = spec.get("wait_for")
+        self.default_action: Any = spec.get("default_action")
+        self._queue = queue
+        self._sources = sources
+        self._running = asyncio.Event()
+        self._running.set()
+        self._budget = 0  # steps allowed while paused (launch ctl step N)
+        self._next_frame: float | None = None
+        self._latest: dict[str, Any] = {}
+        self.frame = 0
+        self.decisions = 0
+        self.frames_per_decision: Counter[int] = Counter()
+        self.timeouts = 0
+        self.stale = 0
+        self.late_frames = 0
+
+    # control from the kernel --------------------------------------------------------------
+    @property
+    def paused(self) -> bool:
+        return not self._running.is_set()
+
+    def pause(self) -> None:
+        self._budget = 0
+        self._running.clear()
+
+    def resume(self) -> None:
+        self._budget = 0
+        self._next_frame = None  # a realtime world does not rush to catch up on paused time
+        self._running.set()
+
+    def step(self, n: int = 1) -> None:
+        """Let ``n`` more steps happen, then stay paused."""
+        self._budget += max(0, int(n))
+        self._running.set()
+
+    async def gate(self) -> None:
+        """Wait while paused; consume one step of a ``step N`` budget."""
+        await self._running.wait()
+        if self._budget > 0:
+            self._budget -= 1
+            if self._budget == 0:
+                self._running.clear()
+
+    # the environment's side -----------------------------------------------------------------
+    async def actions(self, step: int, input: str = "action") -> dict[str, Any]:
+        """The actions for ``step``, one per agent, according to the clock's mode."""
+        await self.gate()
+        if self.mode == "realtime":
+            return await self._realtime(input)
+        return await self._lockstep(step, input)
+
+    async def _lockstep(self, step: int, input: str) -> dict[str, Any]:
+        queue = self._queue(input)
+        agents = self.wait_for or self._sources(input)
+        got: dict[str, Any] = {}
+        deadline = None if self.deadline is None else time.monotonic() + self.deadline
+        while len(got) < len(agents):
+            timeout = None if deadline is None else deadline - time.monotonic()
+            if timeout is not None and timeout <= 0:
+                break
+            try:
+                msg = await asyncio.wait_for(queue.get(), timeout)
+            except asyncio.TimeoutError:
+                break
+            if msg.src not in agents:
+                continue
+            if msg.step is not None and msg.step != step:
+                self.stale += 1  # an answer to an earlier step that came after its deadline
+                continue
+            got[msg.src] = msg.body
+        for agent in agents:
+            if agent not in got:
+                self.timeouts += 1
+                got[agent] = self.default_action
+        self.decisions += 1
+        self.frame += 1
+        return got
+
+    async def _realtime(self, input: str) -> dict[str, Any]:
+        period = 1.0 / float(self.fps or 30.0)
+        now = time.monotonic()
+        if self._next_frame is None:
+            self._next_frame = now
+        elif now < self._next_frame:
+            await asyncio.sleep(self._next_frame - now)
+        elif now > self._next_frame + period:
+            self.late_frames += 1  # the environment itself could not keep the rate
+            self._next_frame = now
+        self._next_frame += period
+        queue = self._queue(input)
+        while (msg := queue.get_nowait()) is not None:
+            self._latest[msg.src] = msg.body
+            if msg.step is not None:
+                self.decisions += 1
+                self.frames_per_decision[max(0, self.frame - msg.step)] += 1
+        agents = self.wait_for or self._sources(input)
+        self.frame += 1
+        return {a: self._latest.get(a, self.default_action) for a in agents}
+
+    def stats(self) -> dict[str, Any]:
+        total = sum(self.frames_per_decision.values())
+        mean = sum(k * v for k, v in self.frames_per_decision.items()) / total if total else None
+        return {
+            "mode": self.mode,
+            "paused": self.paused,
+            "frame": self.frame,
+            "decisions": self.decisions,
+            "timeouts": self.timeouts,
+            "stale": self.stale,
+            "late_frames": self.late_frames,
+            "frames_per_decision": {str(k): v for k, v in sorted(self.frames_per_decision.items())},
+            "mean_frames_per_decision": mean,
+        }

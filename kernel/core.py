@@ -1,0 +1,325 @@
+"""The kernel: registry, wiring, lifecycle and bookkeeping of one running graph.
+
+It never carries node-to-node data itself (that goes peer to peer), but every node reports the
+headers of what it sent (``tap``), its queues' counts and drops (heartbeats), and asks it for
+episodes; so the kernel can answer ``launch stats``, drive pause/resume/step, and end the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import structlog
+import zmq
+
+from kernel import protocol
+from kernel.episodes import EpisodeBook
+from kernel.launchfile import LaunchFile, NodeSpec
+from kernel.protocol import CTL, ERR, REP, REQ, TAP, Message
+
+log = structlog.get_logger("framebus.kernel")
+
+
+@dataclass
+class NodeState:
+    spec: NodeSpec
+    state: str = "pending"  # pending -> registered -> ready -> running -> done/stopped/failed
+    pid: int | None = None
+    inbox: str | None = None
+    incarnation: int = 0
+    driver: bool = False
+    outputs: list[str] = field(default_factory=list)
+    services: list[str] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+    last_seen: float = 0.0
+    error: str | None = None
+
+
+class Kernel:
+    def __init__(self, lf: LaunchFile, run_dir: Path, endpoint: str, *, trace: str | None = None,
+                 book: EpisodeBook | None = None) -> None:
+        self.lf = lf
+        self.run_dir = run_dir
+        self.endpoint = endpoint
+        self.trace = trace
+        self.nodes = {spec.id: NodeState(spec) for spec in lf.nodes}
+        self.book = book or EpisodeBook(lf.run.episodes, lf.run.seed, run_dir / "episodes.jsonl")
+        self.edge_sent: Counter[tuple[str, str, str]] = Counter()  # (src, output, dst) from taps
+        self.tap_listeners: list[Callable[[str, list[Any]], None]] = []
+        self.finished: asyncio.Future[tuple[str, str]] | None = None
+        self.ready_event = asyncio.Event()
+        self.paused = False
+        self.started = False
+        self._clients: set[bytes] = set()
+
+    # lifecycle ------------------------------------------------------------------------------
+    async def open(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.finished = loop.create_future()
+        self.ready_event = asyncio.Event()
+        self.sock = zmq.Context.instance().socket(zmq.ROUTER)
+        self.sock.setsockopt(zmq.ROUTER_HANDOVER, 1)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.bind(self.endpoint)
+        self.endpoint = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)
+        loop.add_reader(self.sock.getsockopt(zmq.FD), self._drain)
+        loop.call_soon(self._drain)
+        self._hb_task = asyncio.ensure_future(self._heartbeats())
+
+    def close(self) -> None:
+        self._hb_task.cancel()
+        try:
+            asyncio.get_running_loop().remove_reader(self.sock.getsockopt(zmq.FD))
+        except Exception:
+            pass
+        self.sock.close(linger=0)
+
+    def start(self) -> None:
+        """Every node is ready: let the drivers run."""
+        self.started = True
+        for node_id, st in self.nodes.items():
+            if st.state == "ready":
+                st.state = "running"
+                self.send(node_id, "start", {})
+        if self.paused:
+            self.broadcast("pause", {})
+
+    def stop_nodes(self) -> None:
+        self.broadcast("stop", {})
+
+    def finish(self, status: str, reason: str) -> None:
+        if self.finished is not None and not self.finished.done():
+            self.finished.set_result((status, reason))
+
+    # events from the supervisor -------------------------------------------------------------
+    def node_exited(self, node_id: str, code: int | None, will_restart: bool) -> None:
+        st = self.nodes[node_id]
+        if st.state not in ("done", "stopped"):
+            st.state = "restarting" if will_restart else ("stopped" if code == 0 else "failed")
+        lost = self.book.node_lost(node_id)
+        if lost:
+            log.warning("episodes returned to the deck", node=node_id, episodes=lost)
+        self._check_done()
+
+    # messaging ------------------------------------------------------------------------------
+    def send(self, node_id: str, cmd: str, body: Any) -> None:
+        try:
+            self.sock.send_multipart([node_id.encode(), *protocol.encode(CTL, "kernel", cmd, body, dst=node_id)],
+                                     flags=zmq.NOBLOCK)
+        except zmq.ZMQError:
+            pass  # the node is gone; the supervisor reports that
+        self._kick()
+
+    def broadcast(self, cmd: str, body: Any) -> None:
+        for node_id, st in self.nodes.items():
+            if st.state in ("registered", "ready", "running", "done"):
+                self.send(node_id, cmd, body)
+
+    def _kick(self) -> None:
+        if self.sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+            asyncio.get_running_loop().call_soon(self._drain)
+
+    def _drain(self) -> None:
+        while not self.sock.closed and self.sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+            try:
+                frames = self.sock.recv_multipart(zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                return
+            identity = frames[0].bytes
+            try:
+                msg = protocol.decode(frames[1:], self.lf.bus.max_message_bytes)
+            except protocol.ProtocolError as exc:
+                log.warning("dropped a malformed control message", source=identity.decode(errors="replace"),
+                            error=str(exc))
+                continue
+            try:
+                self._handle(identity, msg)
+            except Exception as exc:  # a bad peer must never take the kernel down
+                log.exception("kernel failed to handle a message", source=msg.src, topic=msg.topic, error=str(exc))
+
+    def _handle(self, identity: bytes, msg: Message) -> None:
+        st = self.nodes.get(msg.src)
+        if st is not None and identity == msg.src.encode():
+            st.last_seen = time.monotonic()
+        if msg.kind == REQ:
+            self._serve(identity, msg)
+        elif msg.kind == TAP and st is not None:
+            for tap in msg.body:
+                self.edge_sent[(msg.src, tap[2], tap[1])] += 1
+            for listener in self.tap_listeners:
+                listener(msg.src, msg.body)
+        elif msg.kind == CTL and st is not None:
+            self._control(msg.src, st, msg.topic, msg.body or {})
+
+    def _control(self, node_id: str, st: NodeState, cmd: str, body: dict[str, Any]) -> None:
+        if cmd == "hello":
+            self._hello(node_id, st, body)
+        elif cmd == "ready":
+            st.state = "ready"
+            if self.started:
+                st.state = "running"
+                self.send(node_id, "start", {})
+                if self.paused:
+                    self.send(node_id, "pause", {})
+            elif all(s.state == "ready" for s in self.nodes.values()):
+                self.ready_event.set()
+        elif cmd == "hb":
+            st.stats = body.get("stats", {})
+        elif cmd == "done":
+            st.state = "done"
+            if not body.get("ok", True):
+                st.error = body.get("error")
+            self._check_done()
+        elif cmd == "bye":
+            st.stats = body.get("stats", st.stats)
+
+    def _hello(self, node_id: str, st: NodeState, body: dict[str, Any]) -> None:
+        spec = st.spec
+        declared_in = set(body.get("inputs", []))
+        problems = [
+            f"the launch file ({self.lf.source.name}) wires input {name!r} of node {node_id!r}, "
+            f"but the node declares inputs: {sorted(declared_in) or 'none'}"
+            for name in spec.inputs if name not in declared_in
+        ]
+        outputs = list(body.get("outputs", []))
+        for other in self.lf.nodes:
+            for inp, ispec in other.inputs.items():
+                for src in ispec.sources:
+                    src_node, output = src.split("/", 1)
+                    if src_node == node_id and output not in outputs:
+                        problems.append(f"node {other.id!r} input {inp!r} reads {src!r}, but node {node_id!r} "
+                                        f"declares outputs: {outputs or 'none'}")
+        if problems:
+            st.state = "failed"
+            st.error = "; ".join(problems)
+            self.send(node_id, "reject", {"error": st.error})
+            self.finish("failed", st.error)
+            return
+        st.pid, st.inbox, st.driver = body.get("pid"), body.get("inbox"), bool(body.get("driver"))
+        st.outputs, st.services = outputs, list(body.get("services", []))
+        st.incarnation += 1
+        st.state = "registered"
+        self.send(node_id, "welcome", self._welcome(spec))
+        update = {node_id: [st.inbox, st.incarnation]}
+        for other_id, other in self.nodes.items():
+            if other_id != node_id and other.state in ("registered", "ready", "running", "done"):
+                self.send(other_id, "peers", update)
+
+    def _welcome(self, spec: NodeSpec) -> dict[str, Any]:
+        outputs: dict[str, list[list[Any]]] = {}
+        for other in self.lf.nodes:
+            for inp, ispec in other.inputs.items():
+                for src in ispec.sources:
+                    src_node, output = src.split("/", 1)
+                    if src_node == spec.id:
+                        outputs.setdefault(output, []).append([other.id, inp, ispec.policy, ispec.size])
+        return {
+            "params": spec.params,
+            "run": {"seed": self.lf.run.seed, "episodes": self.lf.run.episodes, "name": self.lf.name},
+            "inputs": {name: i.model_dump() for name, i in spec.inputs.items()},
+            "outputs": outputs,
+            "peers": {n: [s.inbox, s.incarnation] for n, s in self.nodes.items() if s.inbox and s.state != "failed"},
+            "clock": spec.clock.model_dump() if spec.clock else None,
+            "heartbeat": self.lf.bus.heartbeat,
+            "max_message_bytes": self.lf.bus.max_message_bytes,
+            "trace": self.trace,
+            "run_dir": str(self.run_dir),
+        }
+
+    def _check_done(self) -> None:
+        if not self.started:
+            return
+        if self.book.done:
+            self.finish("completed", f"all {self.book.total} episodes ended")
+            return
+        drivers = [s for s in self.nodes.values() if s.driver]
+        failed = [n for n, s in self.nodes.items() if s.state == "failed"]
+        if failed:
+            self.finish("failed", f"node(s) failed: {', '.join(failed)}")
+        elif drivers and all(s.state in ("done", "stopped") for s in drivers):
+            errors = [f"{n}: {s.error}" for n, s in self.nodes.items() if s.error]
+            if self.book.total is not None and not self.book.done:
+                self.finish("failed", f"drivers finished with {len(self.book.records)}/{self.book.total} episodes "
+                            "ended" + (f" ({'; '.join(errors)})" if errors else ""))
+            else:
+                self.finish("failed" if errors else "completed", "; ".join(errors) or "every driver finished")
+
+    # kernel services ------------------------------------------------------------------------
+    def _serve(self, identity: bytes, msg: Message) -> None:
+        body = msg.body or {}
+        try:
+            result = self._call(msg.src, msg.topic, body)
+            reply = protocol.encode(REP, "kernel", msg.topic, result, dst=msg.src, cid=msg.cid)
+        except Exception as exc:
+            reply = protocol.encode(ERR, "kernel", msg.topic, {"error": str(exc), "type": type(exc).__name__},
+                                    dst=msg.src, cid=msg.cid)
+        self.sock.send_multipart([identity, *reply])
+        self._kick()
+
+    def _call(self, src: str, svc: str, body: dict[str, Any]) -> Any:
+        if svc == "episode.next":
+            return self.book.deal(src) if self.started else None
+        if svc == "episode.report":
+            self.book.report(body["episode"], body.get("metrics") or {})
+            return True
+        if svc == "episode.end":
+            self.book.end(body["episode"], body.get("status", "completed"), body.get("metrics") or {})
+            self._check_done()
+            return True
+        if svc == "ctl.pause":
+            self.paused = True
+            self.broadcast("pause", {})
+            return self.status()
+        if svc == "ctl.resume":
+            self.paused = False
+            self.broadcast("resume", {})
+            return self.status()
+        if svc == "ctl.step":
+            self.paused = True
+            self.broadcast("step", {"n": int(body.get("n", 1))})
+            return self.status()
+        if svc == "ctl.stop":
+            self.finish("stopped", f"stopped by {src}")
+            return self.status()
+        if svc == "stats":
+            return self.stats()
+        if svc == "status":
+            return self.status()
+        raise ValueError(f"the kernel has no service {svc!r}; it offers episode.next, episode.report, episode.end, "
+                         "ctl.pause, ctl.resume, ctl.step, ctl.stop, stats, status")
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "run": self.lf.name, "pid": os.getpid(), "paused": self.paused, "started": self.started,
+            "episodes": self.book.counts(),
+            "nodes": {n: {"state": s.state, "pid": s.pid, "incarnation": s.incarnation,
+                          "clock": s.stats.get("clock")} for n, s in self.nodes.items()},
+        }
+
+    def stats(self) -> dict[str, Any]:
+        """Per-edge traffic: what senders sent (taps) and what receivers kept and dropped."""
+        edges = []
+        for src_node, output, dst_node, inp in self.lf.edges():
+            rstats = self.nodes[dst_node].stats.get("inputs", {}).get(inp, {}).get(src_node, {})
+            sdrop = self.nodes[src_node].stats.get("send_dropped", {}).get(f"{output}->{dst_node}", 0)
+            edges.append({
+                "edge": f"{src_node}/{output} -> {dst_node}/{inp}",
+                "policy": self.lf.node(dst_node).inputs[inp].policy,
+                "sent": self.edge_sent[(src_node, output, dst_node)],
+                "received": rstats.get("received", 0),
+                "dropped": rstats.get("dropped", 0) + sdrop,
+                "queued": self.nodes[dst_node].stats.get("queued", {}).get(inp, 0),
+            })
+        decode_errors = {n: s.stats.get("decode_errors", {}) for n, s in self.nodes.items() if s.stats.get("decode_errors")}
+        return {"edges": edges, "decode_errors": decode_errors}
+
+    async def _heartbeats(self) -> None:
+        while True:
+            await asyncio.sleep(self.lf.bus.heartbeat)
+            self.broadcast("hb", {})

@@ -1,0 +1,42 @@
+"""structlog set-up shared by the kernel and every node process.
+
+Two sinks from one processor chain: readable lines on stderr (the supervisor prefixes them with the
+node id) and JSON lines in the run folder, so a person and a script read the same events.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+import structlog
+
+
+class JsonLinesTee:
+    """A processor that appends each event as one JSON line to a file, then passes it on."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh: TextIO = path.open("a", buffering=1)
+
+    def __call__(self, logger: Any, method: str, event: dict[str, Any]) -> dict[str, Any]:
+        self._fh.write(json.dumps(event, default=str) + "\n")
+        return event
+
+
+def configure(name: str, log_dir: str | Path | None = None, *, colors: bool | None = None) -> None:
+    processors: list[Any] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    if log_dir:
+        processors.append(JsonLinesTee(Path(log_dir) / f"{name}.jsonl"))
+    processors.append(structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty() if colors is None else colors))
+    structlog.configure(
+        processors=processors,
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=True,
+    )

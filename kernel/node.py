@@ -1,0 +1,152 @@
+"""The node SDK: what a framebus node author writes.
+
+A node is a small class::
+
+    class Echo(Node):
+        inputs = ("text",)
+        outputs = ("shout",)
+
+        @on_input("text")
+        async def handle(self, msg: Message) -> None:
+            await self.publish("shout", msg.body.upper())
+
+        @service("ping")
+        def ping(self, body):
+            return "pong"
+
+Everything else (sockets, heartbeats, lifecycle, queues, tracing) is the runtime's job
+(kernel.runtime), so a node stays testable on its own (kernel.testing).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence, TypeVar
+
+import structlog
+
+from kernel.protocol import Message
+
+if TYPE_CHECKING:
+    from kernel.clock import Clock
+    from kernel.runtime import NodeRuntime
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+__all__ = ["Node", "Message", "Episode", "on_input", "service", "RequestTimeout", "RemoteError"]
+
+
+class RequestTimeout(TimeoutError):
+    """No reply came within the request's timeout."""
+
+
+class RemoteError(RuntimeError):
+    """The service raised, or does not exist; the message says which node and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Episode:
+    """One unit of work dealt by the kernel: its id is stable across re-runs, its seed fixed."""
+
+    id: str
+    index: int
+    seed: int
+
+
+def on_input(name: str) -> Callable[[F], F]:
+    """Mark a method as the handler of an input; it is called once per message, in order."""
+
+    def mark(fn: F) -> F:
+        fn.__framebus_input__ = name  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+def service(name: str) -> Callable[[F], F]:
+    """Mark a (sync or async) method as a named service; its return value is the reply body."""
+
+    def mark(fn: F) -> F:
+        fn.__framebus_service__ = name  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+class Node:
+    """Base class of every Python node. Override ``setup``, ``run`` and ``teardown`` as needed.
+
+    A node that defines ``run`` drives the graph (an environment usually does); a node without it
+    only reacts to inputs and requests.
+    """
+
+    inputs: ClassVar[Sequence[str]] = ()
+    outputs: ClassVar[Sequence[str]] = ()
+
+    id: str
+    params: dict[str, Any]
+    _rt: NodeRuntime
+
+    # lifecycle -------------------------------------------------------------------------------
+    async def setup(self) -> None:
+        """Called once after the node is wired and before it reports ready."""
+
+    async def teardown(self) -> None:
+        """Called once when the graph stops, also after an error in ``run``."""
+
+    # messaging -------------------------------------------------------------------------------
+    async def publish(self, output: str, body: Any = None, *, step: int | None = None) -> None:
+        """Send ``body`` to every input wired to ``output``; waits only on ``block`` edges."""
+        await self._rt.publish(output, body, step=step)
+
+    async def request(self, node: str, svc: str, body: Any = None, *, timeout: float = 10.0) -> Any:
+        """Call service ``svc`` on ``node`` and return its reply body.
+
+        Raises RequestTimeout after ``timeout`` seconds and RemoteError if the service failed.
+        """
+        return await self._rt.request(node, svc, body, timeout=timeout)
+
+    async def recv(self, input: str) -> Message:
+        """The next message on an input that has no ``@on_input`` handler."""
+        return await self._rt.queue(input).get()
+
+    def recv_nowait(self, input: str) -> Message | None:
+        return self._rt.queue(input).get_nowait()
+
+    # episodes --------------------------------------------------------------------------------
+    async def next_episode(self) -> Episode | None:
+        """Ask the kernel for the next episode to play; None when the run has dealt them all."""
+        reply = await self._rt.request("kernel", "episode.next", {})
+        return None if reply is None else Episode(**reply)
+
+    async def report(self, episode: Episode | str, **metrics: Any) -> None:
+        """Add metrics to an episode (any node may, e.g. a judge)."""
+        await self._rt.request("kernel", "episode.report", {"episode": _eid(episode), "metrics": metrics})
+
+    async def end_episode(self, episode: Episode | str, status: str = "completed", **metrics: Any) -> None:
+        """Close an episode; exactly one node of a graph should do this for each episode."""
+        await self._rt.request(
+            "kernel", "episode.end", {"episode": _eid(episode), "status": status, "metrics": metrics}
+        )
+
+    # context ---------------------------------------------------------------------------------
+    @property
+    def clock(self) -> Clock:
+        """The frame clock configured by the node's ``clock:`` entry in the launch file."""
+        return self._rt.clock
+
+    @property
+    def seed(self) -> int:
+        return int(self._rt.run.get("seed", 0))
+
+    @property
+    def log(self) -> structlog.typing.FilteringBoundLogger:
+        return structlog.get_logger(self.id)
+
+    def sources(self, input: str) -> list[str]:
+        """The node ids wired into an input (e.g. the agents an environment waits for)."""
+        return self._rt.sources(input)
+
+
+def _eid(episode: Episode | str) -> str:
+    return episode.id if isinstance(episode, Episode) else episode

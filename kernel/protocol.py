@@ -1,0 +1,192 @@
+"""The framebus wire protocol: how one message becomes ZeroMQ frames and back.
+
+A message is a multipart ZeroMQ message ``[header, body, array_0, array_1, ...]``:
+
+* ``header`` is a msgpack map (keys in :data:`HEADER_KEYS`); it is small and decoded first so a
+  receiver can route, count and drop a message without touching its payload;
+* ``body`` is msgpack; every numpy array inside it is replaced by an ext value (code 1) holding its
+  index, and the array's bytes travel as their own frame, described by ``header["arr"]``.
+
+Nothing here uses pickle: a body can only hold msgpack types and numpy arrays of plain dtypes.
+See docs/protocol.md for the language-neutral description.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Final, Sequence
+
+import msgpack
+import numpy as np
+
+PROTOCOL_VERSION: Final = 1
+ARRAY_EXT: Final = 1
+DEFAULT_MAX_MESSAGE_BYTES: Final = 64 * 1024 * 1024
+
+# Message kinds.
+DATA: Final = "data"  # a stream message: output -> every wired input
+REQ: Final = "req"  # a request for a named service
+REP: Final = "rep"  # the reply to a request (same cid)
+ERR: Final = "err"  # a failed request (same cid); body = {"error": str, "type": str}
+CREDIT: Final = "credit"  # receiver -> sender on a `block` edge: body = {"input": str, "n": int}
+CTL: Final = "ctl"  # kernel <-> node control (hello, welcome, ready, start, stop, hb, ...)
+TAP: Final = "tap"  # node -> kernel: batch of headers of messages it sent
+KINDS: Final = frozenset({DATA, REQ, REP, ERR, CREDIT, CTL, TAP})
+
+HEADER_KEYS: Final = ("v", "k", "src", "dst", "topic", "seq", "ts", "tp", "cid", "step", "arr")
+
+# Plain numeric and bool dtypes only: object arrays would need pickle.
+_ALLOWED_DTYPE_KINDS: Final = frozenset("biufc")
+
+
+class ProtocolError(ValueError):
+    """A frame set that is not a valid framebus message; the receiver drops and counts it."""
+
+
+class MessageTooLarge(ValueError):
+    """A message over the bus's ``max_message_bytes``."""
+
+
+@dataclass(slots=True)
+class Message:
+    """A decoded message. ``body`` holds numpy arrays as read-only views on the received frames."""
+
+    kind: str
+    src: str
+    topic: str
+    body: Any = None
+    dst: str | None = None
+    seq: int = 0
+    ts: float = 0.0
+    traceparent: str | None = None
+    cid: int | None = None
+    step: int | None = None
+    nbytes: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def encode(
+    kind: str,
+    src: str,
+    topic: str,
+    body: Any = None,
+    *,
+    dst: str | None = None,
+    seq: int = 0,
+    traceparent: str | None = None,
+    cid: int | None = None,
+    step: int | None = None,
+    max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+) -> list[Any]:
+    """Turn a message into frames ready for ``send_multipart(copy=False)``.
+
+    Arrays are passed through as buffers, so a large frame is never copied by framebus itself.
+    """
+    arrays: list[np.ndarray] = []
+
+    def default(obj: Any) -> Any:
+        if isinstance(obj, np.ndarray):
+            if obj.dtype.kind not in _ALLOWED_DTYPE_KINDS:
+                raise TypeError(f"numpy dtype {obj.dtype} cannot travel on the bus (plain numeric dtypes only)")
+            arrays.append(obj if obj.flags.c_contiguous else np.ascontiguousarray(obj))
+            return msgpack.ExtType(ARRAY_EXT, msgpack.packb(len(arrays) - 1))
+        if isinstance(obj, np.generic):
+            return obj.item()
+        if isinstance(obj, (tuple, set, frozenset)):
+            return list(obj)
+        raise TypeError(f"{type(obj).__name__} cannot travel on the bus (msgpack types and numpy arrays only)")
+
+    packed_body = msgpack.packb(body, default=default, use_bin_type=True)
+    header: dict[str, Any] = {"v": PROTOCOL_VERSION, "k": kind, "src": src, "topic": topic, "seq": seq, "ts": time.time()}
+    if dst is not None:
+        header["dst"] = dst
+    if traceparent:
+        header["tp"] = traceparent
+    if cid is not None:
+        header["cid"] = cid
+    if step is not None:
+        header["step"] = step
+    total = len(packed_body)
+    if arrays:
+        header["arr"] = [[a.dtype.str, list(a.shape)] for a in arrays]
+        total += sum(a.nbytes for a in arrays)
+    if total > max_bytes:
+        raise MessageTooLarge(
+            f"message {src}/{topic} is {total} bytes; the bus allows at most {max_bytes} (bus.max_message_bytes)"
+        )
+    return [msgpack.packb(header, use_bin_type=True), packed_body, *arrays]
+
+
+def decode_header(frame: Any) -> dict[str, Any]:
+    """Decode and check only the header, so routing and drops never touch the payload."""
+    try:
+        header = msgpack.unpackb(_buffer(frame), raw=False)
+    except Exception as exc:  # msgpack raises several unrelated types
+        raise ProtocolError(f"header is not msgpack: {exc}") from None
+    if not isinstance(header, dict):
+        raise ProtocolError("header is not a msgpack map")
+    if header.get("v") != PROTOCOL_VERSION:
+        raise ProtocolError(f"protocol version {header.get('v')!r}; this node speaks {PROTOCOL_VERSION}")
+    if header.get("k") not in KINDS:
+        raise ProtocolError(f"unknown message kind {header.get('k')!r}")
+    if not isinstance(header.get("src"), str) or not isinstance(header.get("topic"), str):
+        raise ProtocolError("header needs string 'src' and 'topic'")
+    return header
+
+
+def decode(frames: Sequence[Any], max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> Message:
+    """Decode frames (``zmq.Frame`` or bytes) into a :class:`Message`; raise ProtocolError if malformed."""
+    if len(frames) < 2:
+        raise ProtocolError(f"expected at least 2 frames (header, body), got {len(frames)}")
+    nbytes = sum(len(_buffer(f)) for f in frames)
+    if nbytes > max_bytes:
+        raise ProtocolError(f"message of {nbytes} bytes is over the limit of {max_bytes}")
+    header = decode_header(frames[0])
+    specs = header.get("arr") or []
+    if len(specs) != len(frames) - 2:
+        raise ProtocolError(f"header describes {len(specs)} arrays but {len(frames) - 2} array frames came")
+    arrays = [_array(spec, frames[2 + i]) for i, spec in enumerate(specs)]
+
+    def ext_hook(code: int, data: bytes) -> Any:
+        if code != ARRAY_EXT:
+            raise ProtocolError(f"unknown msgpack ext code {code}")
+        index = msgpack.unpackb(data)
+        if not isinstance(index, int) or not 0 <= index < len(arrays):
+            raise ProtocolError(f"array reference {index!r} out of range")
+        return arrays[index]
+
+    try:
+        body = msgpack.unpackb(_buffer(frames[1]), raw=False, ext_hook=ext_hook, strict_map_key=False)
+    except ProtocolError:
+        raise
+    except Exception as exc:
+        raise ProtocolError(f"body is not msgpack: {exc}") from None
+    return Message(
+        kind=header["k"],
+        src=header["src"],
+        topic=header["topic"],
+        body=body,
+        dst=header.get("dst"),
+        seq=int(header.get("seq", 0)),
+        ts=float(header.get("ts", 0.0)),
+        traceparent=header.get("tp"),
+        cid=header.get("cid"),
+        step=header.get("step"),
+        nbytes=nbytes,
+    )
+
+
+def _array(spec: Any, frame: Any) -> np.ndarray:
+    try:
+        dtype_str, shape = spec
+        dtype = np.dtype(dtype_str)
+        if dtype.kind not in _ALLOWED_DTYPE_KINDS:
+            raise ValueError(f"dtype {dtype} not allowed")
+        return np.frombuffer(_buffer(frame), dtype=dtype).reshape(shape)
+    except Exception as exc:
+        raise ProtocolError(f"bad array frame {spec!r}: {exc}") from None
+
+
+def _buffer(frame: Any) -> memoryview | bytes:
+    return frame.buffer if hasattr(frame, "buffer") else frame

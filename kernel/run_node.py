@@ -1,0 +1,44 @@
+"""Entry point of a node process started by the supervisor: ``python -m kernel.run_node``.
+
+Everything it needs comes from the environment (FRAMEBUS_NODE_ID, FRAMEBUS_KERNEL, FRAMEBUS_USES),
+and the rest (params, wiring, peers) from the kernel's welcome, so a node's command line stays short.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+import sys
+
+from kernel import logs
+from kernel.launchfile import resolve_uses
+from kernel.node import Node
+from kernel.runtime import NodeRuntime
+
+
+def load_node_class(uses: str) -> type[Node]:
+    module_name, _, attr = resolve_uses(uses).partition(":")
+    cls = getattr(importlib.import_module(module_name), attr)
+    if not (isinstance(cls, type) and issubclass(cls, Node)):
+        raise TypeError(f"{uses} is not a framebus Node class")
+    return cls
+
+
+def main() -> int:
+    node_id = os.environ["FRAMEBUS_NODE_ID"]
+    logs.configure(node_id, os.environ.get("FRAMEBUS_LOG_DIR"))
+    cls = load_node_class(os.environ["FRAMEBUS_USES"])
+    runtime = NodeRuntime(cls(), node_id, os.environ["FRAMEBUS_KERNEL"],
+                          inbox_dir=os.environ.get("FRAMEBUS_IPC_DIR"),
+                          tcp_host=os.environ.get("FRAMEBUS_TCP_HOST") or None)
+    try:
+        import uvloop
+
+        return uvloop.run(runtime.main())
+    except ImportError:
+        return asyncio.run(runtime.main())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+"""One ``launch run``: a run folder, a kernel, a supervisor, and a summary.json at the end."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import structlog
+from rich.console import Console
+
+from kernel.core import Kernel
+from kernel.launchfile import LaunchFile
+from kernel.supervisor import Supervisor
+
+log = structlog.get_logger("framebus.run")
+READY_TIMEOUT_S = float(os.environ.get("FRAMEBUS_READY_TIMEOUT", "300"))
+EXIT_CODES = {"completed": 0, "failed": 1, "stopped": 0, "interrupted": 130, "timeout": 124}
+
+
+def active_dir() -> Path:
+    """Where running graphs announce their control endpoint, for ``launch ctl`` and ``launch stats``."""
+    base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
+    path = base / "framebus-active"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def default_out(lf: LaunchFile) -> Path:
+    if lf.run.out:
+        return Path(lf.run.out)
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    return Path("runs") / f"{stamp}-{lf.name}"
+
+
+async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = None,
+              console: Console | None = None) -> dict[str, Any]:
+    console = console or Console(stderr=True)
+    run_dir = (out or default_out(lf)).resolve()
+    (run_dir / "logs").mkdir(parents=True, exist_ok=True)
+    (run_dir / "launch.yaml").write_text(lf.to_yaml())
+    run_id = run_dir.name
+    ipc_dir = Path(tempfile.mkdtemp(prefix="fb-", dir="/tmp"))
+    if lf.bus.transport == "tcp":
+        endpoint = f"tcp://{lf.bus.host}:0"
+    else:
+        endpoint = f"ipc://{ipc_dir}/kernel.sock"
+    kernel = Kernel(lf, run_dir, endpoint, trace=trace)
+    await kernel.open()
+    announce = active_dir() / f"{os.getpid()}.json"
+    announce.write_text(json.dumps({"run_id": run_id, "run_dir": str(run_dir), "endpoint": kernel.endpoint,
+                                    "pid": os.getpid(), "launch_file": str(lf.source)}))
+    env = {"FRAMEBUS_KERNEL": kernel.endpoint, "FRAMEBUS_IPC_DIR": str(ipc_dir),
+           "FRAMEBUS_LOG_DIR": str(run_dir / "logs"), "FRAMEBUS_RUN_DIR": str(run_dir)}
+    if lf.bus.transport == "tcp":
+        env["FRAMEBUS_TCP_HOST"] = lf.bus.host
+    supervisor = Supervisor(lf.nodes, env, run_dir / "logs", console, kernel.node_exited)
+    started_at = time.time()
+    loop = asyncio.get_running_loop()
+    interrupts = 0
+
+    def on_signal(signame: str) -> None:
+        nonlocal interrupts
+        interrupts += 1
+        if interrupts > 1:
+            supervisor.kill_all_now()
+        kernel.finish("interrupted", f"{signame} received")
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, on_signal, sig.name)
+    assert kernel.finished is not None
+    if kernel.book.resumed:
+        console.print(f"resuming {run_dir}: {kernel.book.resumed} episode(s) already ended are skipped")
+    try:
+        await supervisor.start_all()
+        ready = asyncio.ensure_future(kernel.ready_event.wait())
+        await asyncio.wait({ready, kernel.finished}, timeout=READY_TIMEOUT_S, return_when=asyncio.FIRST_COMPLETED)
+        ready.cancel()
+        if not kernel.finished.done():
+            if kernel.ready_event.is_set():
+                if kernel.book.done:
+                    kernel.finish("completed", "every episode had already ended")
+                else:
+                    kernel.start()
+            else:
+                waiting = [n for n, s in kernel.nodes.items() if s.state != "ready"]
+                kernel.finish("failed", f"nodes not ready after {READY_TIMEOUT_S:.0f} s: {', '.join(waiting)}")
+        try:
+            status, reason = await asyncio.wait_for(asyncio.shield(kernel.finished), lf.run.timeout)
+        except asyncio.TimeoutError:
+            status, reason = "timeout", f"run.timeout of {lf.run.timeout} s reached"
+    finally:
+        await supervisor.stop_all(kernel.stop_nodes)
+        kernel.close()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+        announce.unlink(missing_ok=True)
+        shutil.rmtree(ipc_dir, ignore_errors=True)
+    if not kernel.finished.done():
+        status, reason = "interrupted", "stopped"
+    summary = {
+        "run_id": run_id,
+        "launch_file": str(lf.source),
+        "status": status,
+        "reason": reason,
+        "started_at": datetime.fromtimestamp(started_at, timezone.utc).isoformat(),
+        "duration_s": round(time.time() - started_at, 3),
+        "episodes": kernel.book.counts(),
+        "resumed_episodes": kernel.book.resumed,
+        "metrics": kernel.book.summary_metrics(),
+        "nodes": {n: {"state": s.state, "restarts": supervisor.procs[n].restarts,
+                      "exit_code": supervisor.procs[n].exit_code, "error": s.error,
+                      "clock": s.stats.get("clock") if s.stats.get("clock", {}).get("mode") != "free" else None}
+                  for n, s in kernel.nodes.items()},
+        "stats": kernel.stats(),
+        "run_dir": str(run_dir),
+    }
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    return summary

@@ -1,0 +1,551 @@
+"""The node runtime: one per node process, owning its sockets, queues, lifecycle and heartbeats.
+
+Data travels peer to peer (measured faster than through a broker: see bench/bus.py): each node
+binds an inbox ROUTER, and keeps a DEALER to the inbox of every node it sends to. The kernel is
+told about every message anyway: each node batches the headers of what it sent into ``tap``
+messages on its control socket, so the kernel can count, trace and record all traffic.
+
+Sockets are plain (sync) pyzmq sockets driven from the asyncio loop with ``add_reader``: this
+avoids the futures zmq.asyncio creates per receive, which dominate latency for small messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import inspect
+import os
+import sys
+import time
+import traceback
+from collections import Counter
+from typing import Any, Awaitable, Callable
+
+import structlog
+import zmq
+
+from kernel import protocol, tracing
+from kernel.clock import Clock
+from kernel.inputs import InputQueue
+from kernel.node import Node, RemoteError, RequestTimeout
+from kernel.protocol import CREDIT, CTL, DATA, ERR, REP, REQ, TAP, Message
+
+log = structlog.get_logger("framebus.runtime")
+
+_traceparent: contextvars.ContextVar[str | None] = contextvars.ContextVar("framebus_traceparent", default=None)
+_COPY_THRESHOLD = 64 * 1024  # below this pyzmq copies faster than it can track zero-copy buffers
+TAP_FLUSH_S = 0.1
+TAP_BATCH = 512
+
+
+class ConfigRejected(RuntimeError):
+    """The kernel refused this node (e.g. the launch file wires an input the node does not have)."""
+
+
+class NodeRuntime:
+    """Runs one :class:`Node` against a kernel at ``kernel_endpoint``."""
+
+    def __init__(self, node: Node, node_id: str, kernel_endpoint: str, *, inbox_dir: str | None = None,
+                 tcp_host: str | None = None) -> None:
+        self.node = node
+        self.id = node_id
+        self.kernel_endpoint = kernel_endpoint
+        self.inbox_dir = inbox_dir
+        self.tcp_host = tcp_host
+        node.id = node_id
+        node._rt = self
+        self.ctx = zmq.Context.instance()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.state = "starting"
+        self.params: dict[str, Any] = {}
+        self.run: dict[str, Any] = {}
+        self.max_bytes = protocol.DEFAULT_MAX_MESSAGE_BYTES
+        self.heartbeat = 0.5
+        self.queues: dict[str, InputQueue] = {}
+        self._in_routes: dict[tuple[str, str], list[str]] = {}  # (src node, output) -> my inputs
+        self._in_sources: dict[str, list[str]] = {}
+        self._out_edges: dict[str, list[tuple[str, str, str, int]]] = {}  # output -> (dst, input, policy, size)
+        self._out_dsts: dict[str, list[str]] = {}
+        self._credits: dict[tuple[str, str], int] = {}
+        self._credit_event = asyncio.Event()
+        self._credit_due: Counter[tuple[str, str]] = Counter()  # (src, my input) -> credits to return
+        self._peers: dict[str, zmq.Socket] = {}
+        self._peer_endpoints: dict[str, str] = {}
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._cid = 0
+        self._seq = 0
+        self._taps: list[list[Any]] = []
+        self.sent: Counter[str] = Counter()
+        self.send_dropped: Counter[str] = Counter()  # "output->dst" that could not be sent
+        self.decode_errors: Counter[str] = Counter()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._run_task: asyncio.Task[Any] | None = None
+        self._welcome: asyncio.Future[dict[str, Any]] | None = None
+        self._started = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._last_kernel = time.monotonic()
+        self.exit_code = 0
+        self.clock = Clock(None, self.queue, self.sources)
+        self.services: dict[str, Callable[..., Any]] = {}
+        self.handlers: dict[str, Callable[[Message], Awaitable[None]]] = {}
+        for name, member in inspect.getmembers(type(node)):
+            if hasattr(member, "__framebus_service__"):
+                self.services[member.__framebus_service__] = getattr(node, name)
+            if hasattr(member, "__framebus_input__"):
+                self.handlers[member.__framebus_input__] = getattr(node, name)
+        self.is_driver = callable(getattr(type(node), "run", None))
+
+    # public to Node ---------------------------------------------------------------------------
+    def queue(self, input: str) -> InputQueue:
+        try:
+            return self.queues[input]
+        except KeyError:
+            raise KeyError(
+                f"node {self.id!r} has no wired input {input!r}; wired inputs: {sorted(self.queues) or 'none'}"
+            ) from None
+
+    def sources(self, input: str) -> list[str]:
+        return list(self._in_sources.get(input, []))
+
+    async def publish(self, output: str, body: Any, *, step: int | None = None) -> None:
+        if output not in self._out_edges:
+            if output not in self.node.outputs:
+                raise ValueError(f"node {self.id!r} has no output {output!r}; declared outputs: {list(self.node.outputs)}")
+            return  # declared but not wired: nothing listens
+        edges = self._out_edges[output]
+        for dst, inp, policy, _ in edges:
+            if policy == "block":
+                key = (dst, inp)
+                while self._credits.get(key, 0) <= 0:
+                    self._credit_event.clear()
+                    await self._credit_event.wait()
+                self._credits[key] -= 1
+        self._seq += 1
+        frames = protocol.encode(DATA, self.id, output, body, seq=self._seq, traceparent=current_traceparent(),
+                                 step=step, max_bytes=self.max_bytes)
+        nbytes = _nbytes(frames)
+        copy = nbytes < _COPY_THRESHOLD
+        for dst in self._out_dsts[output]:
+            sock = self._peers.get(dst)
+            try:
+                if sock is None:
+                    raise zmq.Again()
+                sock.send_multipart(frames, flags=zmq.NOBLOCK, copy=copy)
+            except zmq.Again:
+                self.send_dropped[f"{output}->{dst}"] += 1
+                continue
+            self._tap(DATA, dst, output, self._seq, nbytes)
+        self.sent[output] += 1
+
+    async def request(self, node: str, svc: str, body: Any, *, timeout: float = 10.0) -> Any:
+        self._cid += 1
+        cid = self._cid
+        frames = protocol.encode(REQ, self.id, svc, body, dst=node, cid=cid, traceparent=current_traceparent(),
+                                 max_bytes=self.max_bytes)
+        sock = self._ctl if node == "kernel" else self._peers.get(node)
+        if sock is None:
+            raise RemoteError(f"node {self.id!r} cannot reach node {node!r}: it is not in this graph "
+                              f"(known: {sorted(self._peers)})")
+        fut = self._get_loop().create_future()
+        self._pending[cid] = fut
+        nbytes = _nbytes(frames)
+        sock.send_multipart(frames, copy=nbytes < _COPY_THRESHOLD)
+        if node != "kernel":
+            self._tap(REQ, node, svc, cid, nbytes)
+        self._kick(sock)
+        try:
+            return await asyncio.wait_for(fut, timeout)
+        except asyncio.TimeoutError:
+            raise RequestTimeout(f"request {node}.{svc} from {self.id} got no reply within {timeout} s") from None
+        finally:
+            self._pending.pop(cid, None)
+
+    # lifecycle ------------------------------------------------------------------------------
+    async def main(self) -> int:
+        """Register, set up, serve until told to stop; returns the process exit code."""
+        self.loop = asyncio.get_running_loop()
+        self._credit_event = asyncio.Event()
+        self._started = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._bind_inbox()
+        self._ctl = self.ctx.socket(zmq.DEALER)
+        self._ctl.setsockopt(zmq.IDENTITY, self.id.encode())
+        self._ctl.setsockopt(zmq.LINGER, 500)
+        self._ctl.connect(self.kernel_endpoint)
+        self._watch(self._ctl, self._on_ctl, "kernel")
+        self._welcome = self.loop.create_future()
+        self._send_ctl("hello", {
+            "pid": os.getpid(), "inbox": self.inbox_endpoint, "inputs": list(self.node.inputs),
+            "outputs": list(self.node.outputs), "services": sorted(self.services), "driver": self.is_driver,
+        })
+        watchdog = self._spawn(self._watchdog())
+        try:
+            welcome = await asyncio.wait_for(self._welcome, 30.0)
+        except asyncio.TimeoutError:
+            log.error("no answer from the kernel", node=self.id, endpoint=self.kernel_endpoint)
+            return 70
+        except ConfigRejected as exc:
+            sys.stderr.write(f"{self.id}: {exc}\n")
+            return 2
+        self._configure(welcome)
+        try:
+            await self.node.setup()
+        except Exception:
+            log.error("setup failed", node=self.id, error=traceback.format_exc())
+            return 1
+        for name, handler in self.handlers.items():
+            if name in self.queues:
+                self._spawn(self._consume(name, handler))
+        self._spawn(self._heartbeat())
+        self._spawn(self._tap_flusher())
+        self.state = "ready"
+        self._send_ctl("ready", {})
+        await self._wait_started_or_stopped()
+        if not self._stop.is_set():
+            self.state = "running"
+            if self.is_driver:
+                self._run_task = self._spawn(self._drive())
+            await self._stop.wait()
+        await self._shutdown()
+        watchdog.cancel()
+        return self.exit_code
+
+    async def _wait_started_or_stopped(self) -> None:
+        started = asyncio.ensure_future(self._started.wait())
+        stopped = asyncio.ensure_future(self._stop.wait())
+        await asyncio.wait({started, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        started.cancel()
+        stopped.cancel()
+
+    async def _drive(self) -> None:
+        try:
+            with tracing.span(f"{self.id}.run"):
+                await self.node.run()  # type: ignore[attr-defined]
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            error = traceback.format_exc()
+            log.error("run failed", node=self.id, error=error)
+            self._send_ctl("done", {"ok": False, "error": error.strip().splitlines()[-1]})
+            self.exit_code = 1
+            self._stop.set()
+            return
+        self._send_ctl("done", {"ok": True})
+
+    async def _shutdown(self) -> None:
+        self.state = "stopping"
+        self._drain_all()  # handle what already arrived before stopping
+        if self._run_task is not None and not self._run_task.done():
+            self._run_task.cancel()
+        for task in list(self._tasks):
+            if task is not asyncio.current_task():
+                task.cancel()
+        try:
+            await asyncio.wait_for(self.node.teardown(), 2.0)
+        except Exception:
+            log.warning("teardown failed", node=self.id, error=traceback.format_exc())
+        self._flush_taps()
+        self._send_ctl("bye", {"stats": self.stats()})
+        for sock in [*self._peers.values(), self._inbox, self._ctl]:
+            sock.close(linger=200)
+
+    def _configure(self, w: dict[str, Any]) -> None:
+        self.params = dict(w.get("params") or {})
+        self.node.params = self.params
+        self.run = dict(w.get("run") or {})
+        self.max_bytes = int(w.get("max_message_bytes", self.max_bytes))
+        self.heartbeat = float(w.get("heartbeat", self.heartbeat))
+        for name, spec in (w.get("inputs") or {}).items():
+            sources = spec["sources"]
+            size = spec["size"] * (len(sources) if spec["policy"] == "block" else 1)
+            q = InputQueue(name, spec["policy"], size)
+            if spec["policy"] == "block":
+                q.on_take = self._return_credit
+            self.queues[name] = q
+            self._in_sources[name] = sorted({s.split("/", 1)[0] for s in sources})
+            for src in sources:
+                node, output = src.split("/", 1)
+                self._in_routes.setdefault((node, output), []).append(name)
+        for output, edges in (w.get("outputs") or {}).items():
+            self._out_edges[output] = [tuple(e) for e in edges]  # type: ignore[misc]
+            self._out_dsts[output] = sorted({e[0] for e in edges})
+            for dst, inp, policy, size in edges:
+                if policy == "block":
+                    self._credits[(dst, inp)] = size
+        self.clock = Clock(w.get("clock"), self.queue, self.sources)
+        tracing.configure(w.get("trace"), self.id, w.get("run_dir"))
+        self._update_peers(w.get("peers") or {})
+
+    # sockets ----------------------------------------------------------------------------------
+    def _bind_inbox(self) -> None:
+        self._inbox = self.ctx.socket(zmq.ROUTER)
+        self._inbox.setsockopt(zmq.ROUTER_HANDOVER, 1)
+        self._inbox.setsockopt(zmq.LINGER, 0)
+        self._inbox.setsockopt(zmq.RCVHWM, 10000)
+        if self.tcp_host:
+            self._inbox.bind(f"tcp://{self.tcp_host}:0")
+        else:
+            directory = self.inbox_dir or os.environ.get("FRAMEBUS_IPC_DIR", "/tmp")
+            self._inbox.bind(f"ipc://{directory}/{self.id}-{os.getpid()}.sock")
+        self.inbox_endpoint = self._inbox.getsockopt_string(zmq.LAST_ENDPOINT)
+        self._watch(self._inbox, self._on_inbox, None)
+
+    def _update_peers(self, peers: dict[str, Any]) -> None:
+        for node, info in peers.items():
+            endpoint, incarnation = info
+            if node == self.id or self._peer_endpoints.get(node) == endpoint:
+                continue
+            old = self._peers.pop(node, None)
+            if old is not None:
+                self._get_loop().remove_reader(old.getsockopt(zmq.FD))
+                old.close(linger=0)
+            sock = self.ctx.socket(zmq.DEALER)
+            sock.setsockopt(zmq.IDENTITY, self.id.encode())
+            sock.setsockopt(zmq.LINGER, 0)
+            sock.setsockopt(zmq.SNDHWM, 10000)
+            sock.connect(endpoint)
+            self._peers[node] = sock
+            self._peer_endpoints[node] = endpoint
+            self._watch(sock, self._on_peer_reply, node)
+            if old is not None:  # a restarted peer has fresh, empty queues
+                for (dst, inp), _ in list(self._credits.items()):
+                    if dst == node:
+                        self._credits[(dst, inp)] = next(e[3] for es in self._out_edges.values() for e in es
+                                                         if e[0] == dst and e[1] == inp)
+                self._credit_event.set()
+
+    def _watch(self, sock: zmq.Socket, handler: Callable[[list[zmq.Frame], str | None], None], peer: str | None) -> None:
+        loop = self._get_loop()
+        loop.add_reader(sock.getsockopt(zmq.FD), self._drain, sock, handler, peer)
+        loop.call_soon(self._drain, sock, handler, peer)
+        sock.__dict__["_fb_drain"] = (handler, peer)
+
+    def _drain(self, sock: zmq.Socket, handler: Callable[[list[zmq.Frame], str | None], None], peer: str | None) -> None:
+        # The zmq FD is edge-triggered: read everything that is there, every time.
+        while not sock.closed and sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+            try:
+                frames = sock.recv_multipart(zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                return
+            try:
+                handler(frames, peer)
+            except Exception:
+                log.error("handler crashed", node=self.id, error=traceback.format_exc())
+
+    def _kick(self, sock: zmq.Socket) -> None:
+        """A send can consume the FD's edge: re-check for input that arrived meanwhile."""
+        if sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+            handler, peer = sock.__dict__["_fb_drain"]
+            self._get_loop().call_soon(self._drain, sock, handler, peer)
+
+    def _drain_all(self) -> None:
+        for sock in [self._inbox, *self._peers.values()]:
+            handler, peer = sock.__dict__["_fb_drain"]
+            self._drain(sock, handler, peer)
+
+    def _decode(self, frames: list[Any], source: str) -> Message | None:
+        try:
+            return protocol.decode(frames, self.max_bytes)
+        except protocol.ProtocolError as exc:
+            self.decode_errors[source] += 1
+            log.warning("dropped a malformed message", node=self.id, source=source, error=str(exc),
+                        dropped=sum(self.decode_errors.values()))
+            return None
+
+    # incoming ---------------------------------------------------------------------------------
+    def _on_inbox(self, frames: list[zmq.Frame], _: str | None) -> None:
+        identity = frames[0].bytes
+        msg = self._decode(frames[1:], identity.decode(errors="replace"))
+        if msg is None:
+            return
+        if msg.kind == DATA:
+            inputs = self._in_routes.get((msg.src, msg.topic))
+            if inputs is None:
+                self.decode_errors[f"{msg.src}/{msg.topic} (not wired)"] += 1
+                return
+            for name in inputs:
+                self.queues[name].put(msg)
+        elif msg.kind == REQ:
+            self._serve(msg, lambda out: self._reply(self._inbox, identity, out))
+        elif msg.kind == CREDIT:
+            key = (msg.src, msg.body["input"])
+            self._credits[key] = self._credits.get(key, 0) + int(msg.body["n"])
+            self._credit_event.set()
+
+    def _reply(self, sock: zmq.Socket, identity: bytes, frames: list[Any]) -> None:
+        sock.send_multipart([identity, *frames], copy=_nbytes(frames) < _COPY_THRESHOLD)
+        self._kick(sock)
+
+    def _on_peer_reply(self, frames: list[zmq.Frame], peer: str | None) -> None:
+        msg = self._decode(frames, peer or "?")
+        if msg is not None:
+            self._resolve(msg)
+
+    def _resolve(self, msg: Message) -> None:
+        fut = self._pending.get(msg.cid) if msg.cid is not None else None
+        if fut is None or fut.done():
+            return  # a late reply to a request that already timed out
+        if msg.kind == REP:
+            fut.set_result(msg.body)
+        else:
+            body = msg.body if isinstance(msg.body, dict) else {}
+            fut.set_exception(RemoteError(f"{msg.src}.{msg.topic}: {body.get('error', msg.body)}"))
+
+    def _serve(self, msg: Message, reply: Callable[[list[Any]], None]) -> None:
+        fn = self.services.get(msg.topic)
+        if fn is None:
+            reply(self._error(msg, f"node {self.id!r} has no service {msg.topic!r}; it offers {sorted(self.services)}",
+                              "UnknownService"))
+            return
+        token = _traceparent.set(msg.traceparent)
+        try:
+            if inspect.iscoroutinefunction(fn):
+                self._spawn(self._serve_async(fn, msg, reply))
+                return
+            with tracing.span(f"{self.id}.{msg.topic}", parent=msg.traceparent):
+                result = fn(msg.body)
+            reply(protocol.encode(REP, self.id, msg.topic, result, dst=msg.src, cid=msg.cid, max_bytes=self.max_bytes))
+        except Exception as exc:
+            reply(self._error(msg, f"{type(exc).__name__}: {exc}", type(exc).__name__))
+        finally:
+            _traceparent.reset(token)
+
+    async def _serve_async(self, fn: Callable[..., Awaitable[Any]], msg: Message,
+                           reply: Callable[[list[Any]], None]) -> None:
+        try:
+            with tracing.span(f"{self.id}.{msg.topic}", parent=msg.traceparent):
+                result = await fn(msg.body)
+            reply(protocol.encode(REP, self.id, msg.topic, result, dst=msg.src, cid=msg.cid, max_bytes=self.max_bytes))
+        except Exception as exc:
+            reply(self._error(msg, f"{type(exc).__name__}: {exc}", type(exc).__name__))
+
+    def _error(self, msg: Message, error: str, kind: str) -> list[Any]:
+        return protocol.encode(ERR, self.id, msg.topic, {"error": error, "type": kind}, dst=msg.src, cid=msg.cid)
+
+    async def _consume(self, name: str, handler: Callable[[Message], Awaitable[None]]) -> None:
+        queue = self.queues[name]
+        while True:
+            msg = await queue.get()
+            token = _traceparent.set(msg.traceparent)
+            try:
+                with tracing.span(f"{self.id}.{name}", parent=msg.traceparent):
+                    await handler(msg)
+            except Exception:
+                log.error("input handler failed", node=self.id, input=name, error=traceback.format_exc())
+            finally:
+                _traceparent.reset(token)
+
+    def _return_credit(self, msg: Message) -> None:
+        for name in self._in_routes.get((msg.src, msg.topic), []):
+            if self.queues[name].policy == "block":
+                if not self._credit_due:
+                    self._get_loop().call_soon(self._flush_credits)
+                self._credit_due[(msg.src, name)] += 1
+
+    def _flush_credits(self) -> None:
+        due, self._credit_due = self._credit_due, Counter()
+        for (src, name), n in due.items():
+            sock = self._peers.get(src)
+            if sock is not None:
+                sock.send_multipart(protocol.encode(CREDIT, self.id, "credit", {"input": name, "n": n}, dst=src))
+
+    # kernel control ---------------------------------------------------------------------------
+    def _on_ctl(self, frames: list[zmq.Frame], _: str | None) -> None:
+        self._last_kernel = time.monotonic()
+        msg = self._decode(frames, "kernel")
+        if msg is None:
+            return
+        if msg.kind in (REP, ERR):
+            self._resolve(msg)
+            return
+        if msg.kind == REQ:
+            self._serve(msg, lambda out: (self._ctl.send_multipart(out), self._kick(self._ctl)))
+            return
+        cmd, body = msg.topic, msg.body or {}
+        if cmd == "welcome" and self._welcome is not None and not self._welcome.done():
+            self._welcome.set_result(body)
+        elif cmd == "reject" and self._welcome is not None and not self._welcome.done():
+            self._welcome.set_exception(ConfigRejected(body.get("error", "rejected by the kernel")))
+        elif cmd == "peers":
+            self._update_peers(body)
+        elif cmd == "start":
+            self._started.set()
+        elif cmd == "stop":
+            self._stop.set()
+        elif cmd == "pause":
+            self.clock.pause()
+        elif cmd == "resume":
+            self.clock.resume()
+        elif cmd == "step":
+            self.clock.step(int(body.get("n", 1)))
+
+    def _send_ctl(self, cmd: str, body: Any) -> None:
+        if self._ctl.closed:
+            return
+        self._ctl.send_multipart(protocol.encode(CTL, self.id, cmd, body, dst="kernel"))
+        self._kick(self._ctl)
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(self.heartbeat)
+            self._send_ctl("hb", {"state": self.state, "stats": self.stats()})
+
+    async def _watchdog(self) -> None:
+        """Exit when the kernel is gone: no node outlives its graph."""
+        limit = max(3.0, 6 * self.heartbeat)
+        while True:
+            await asyncio.sleep(0.5)
+            if time.monotonic() - self._last_kernel > limit:
+                sys.stderr.write(f"{self.id}: no heartbeat from the kernel for {limit:.1f} s; exiting\n")
+                sys.stderr.flush()
+                os._exit(75)
+
+    def _tap(self, kind: str, dst: str, topic: str, seq: int, nbytes: int) -> None:
+        self._taps.append([kind, dst, topic, seq, time.time(), nbytes, current_traceparent()])
+        if len(self._taps) >= TAP_BATCH:
+            self._flush_taps()
+
+    def _flush_taps(self) -> None:
+        if self._taps:
+            taps, self._taps = self._taps, []
+            self._send_ctl_tap(taps)
+
+    def _send_ctl_tap(self, taps: list[list[Any]]) -> None:
+        if not self._ctl.closed:
+            self._ctl.send_multipart(protocol.encode(TAP, self.id, "tap", taps, dst="kernel"))
+
+    async def _tap_flusher(self) -> None:
+        while True:
+            await asyncio.sleep(TAP_FLUSH_S)
+            self._flush_taps()
+
+    def stats(self) -> dict[str, Any]:
+        return {
+            "inputs": {name: q.stats() for name, q in self.queues.items()},
+            "queued": {name: len(q) for name, q in self.queues.items()},
+            "sent": dict(self.sent),
+            "send_dropped": dict(self.send_dropped),
+            "decode_errors": dict(self.decode_errors),
+            "clock": self.clock.stats(),
+        }
+
+    # helpers ----------------------------------------------------------------------------------
+    def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _get_loop(self) -> asyncio.AbstractEventLoop:
+        if self.loop is None:
+            self.loop = asyncio.get_running_loop()
+        return self.loop
+
+
+def current_traceparent() -> str | None:
+    """The traceparent outgoing messages carry: the active span's, else the incoming message's."""
+    return tracing.current_traceparent() or _traceparent.get()
+
+
+def _nbytes(frames: list[Any]) -> int:
+    return sum(f.nbytes if hasattr(f, "nbytes") else len(f) for f in frames)

@@ -1,0 +1,161 @@
+"""The supervisor: one OS process per node, restarts by policy, and a teardown that never hangs.
+
+Each node runs in its own session (so a terminal's Ctrl-C reaches only ``launch``, which then stops
+the graph in order) and with PR_SET_PDEATHSIG, so even a SIGKILLed ``launch`` leaves no orphans.
+Stopping escalates: a ``stop`` message, then SIGTERM to the node's process group, then SIGKILL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import os
+import signal
+import sys
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import structlog
+from rich.console import Console
+from rich.text import Text
+
+from kernel.launchfile import NodeSpec
+
+log = structlog.get_logger("framebus.supervisor")
+
+STOP_GRACE_S = 2.0
+TERM_GRACE_S = 1.5
+_COLORS = ["cyan", "magenta", "green", "yellow", "blue", "bright_red", "bright_cyan", "bright_magenta"]
+
+
+def _die_with_parent() -> None:
+    """Runs in the child between fork and exec: SIGKILL me when the launching thread dies."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+@dataclass
+class Proc:
+    spec: NodeSpec
+    color: str
+    process: asyncio.subprocess.Process | None = None
+    restarts: int = 0
+    exit_code: int | None = None
+    tail: deque[str] = field(default_factory=lambda: deque(maxlen=20))
+    stopping: bool = False
+    watcher: asyncio.Task[None] | None = None
+
+
+class Supervisor:
+    def __init__(self, nodes: list[NodeSpec], env: dict[str, str], log_dir: Path, console: Console,
+                 on_exit: Callable[[str, int | None, bool], None]) -> None:
+        self.env = env
+        self.log_dir = log_dir
+        self.console = console
+        self.on_exit = on_exit
+        self.procs = {spec.id: Proc(spec, _COLORS[i % len(_COLORS)]) for i, spec in enumerate(nodes)}
+        self.width = max((len(n) for n in self.procs), default=4)
+        self.stopping = False
+
+    def command(self, spec: NodeSpec) -> list[str]:
+        return list(spec.cmd) if spec.cmd else [sys.executable, "-m", "kernel.run_node"]
+
+    async def start_all(self) -> None:
+        for proc in self.procs.values():
+            await self._spawn(proc)
+
+    async def _spawn(self, proc: Proc) -> None:
+        spec = proc.spec
+        env = {**os.environ, **self.env, **spec.env, "FRAMEBUS_NODE_ID": spec.id, "PYTHONUNBUFFERED": "1"}
+        if spec.uses:
+            env["FRAMEBUS_USES"] = spec.uses
+        try:
+            proc.process = await asyncio.create_subprocess_exec(
+                *self.command(spec), env=env, stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True, preexec_fn=_die_with_parent,
+            )
+        except OSError as exc:
+            self._say(proc, f"cannot start {self.command(spec)}: {exc}", error=True)
+            proc.exit_code = 127
+            self.on_exit(spec.id, 127, False)
+            return
+        proc.watcher = asyncio.ensure_future(self._watch(proc, proc.process))
+
+    async def _watch(self, proc: Proc, process: asyncio.subprocess.Process) -> None:
+        assert process.stdout is not None
+        with (self.log_dir / f"{proc.spec.id}.log").open("ab") as logfile:
+            while line := await process.stdout.readline():
+                logfile.write(line)
+                logfile.flush()
+                text = line.decode(errors="replace").rstrip()
+                proc.tail.append(text)
+                self._say(proc, text)
+        code = await process.wait()
+        proc.exit_code = code
+        if self.stopping or proc.stopping:
+            self.on_exit(proc.spec.id, code, False)
+            return
+        policy = proc.spec.restart
+        restart = (code != 0 and code != 2 and policy.policy == "on-failure" and proc.restarts < policy.max_restarts)
+        if code != 0:
+            tail = "\n".join(f"    {t}" for t in list(proc.tail)[-10:]) or "    (no output)"
+            what = (f"restarting ({proc.restarts + 1}/{policy.max_restarts})" if restart
+                    else "not restarting" + (" (restart: never)" if policy.policy == "never" else ""))
+            self._say(proc, f"node {proc.spec.id!r} exited with code {code}; {what}; last lines:\n{tail}", error=True)
+        self.on_exit(proc.spec.id, code, restart)
+        if restart:
+            delay = policy.backoff * (2 ** proc.restarts)
+            proc.restarts += 1
+            await asyncio.sleep(delay)
+            if not self.stopping:
+                await self._spawn(proc)
+
+    def _say(self, proc: Proc, text: str, error: bool = False) -> None:
+        prefix = Text(f"{proc.spec.id:<{self.width}} │ ", style="bold red" if error else proc.color)
+        self.console.print(prefix + Text(text), highlight=False, soft_wrap=True)
+
+    def alive(self) -> list[Proc]:
+        return [p for p in self.procs.values() if p.process is not None and p.process.returncode is None]
+
+    async def stop_all(self, request_stop: Callable[[], None]) -> None:
+        """Ask nicely, then SIGTERM, then SIGKILL: every process is gone within ~4 s."""
+        self.stopping = True
+        request_stop()
+        if not await self._wait_all(STOP_GRACE_S):
+            for proc in self.alive():
+                self._signal(proc, signal.SIGTERM)
+            if not await self._wait_all(TERM_GRACE_S):
+                for proc in self.alive():
+                    self._say(proc, "did not stop; killing it", error=True)
+                    self._signal(proc, signal.SIGKILL)
+                await self._wait_all(1.0)
+        watchers = [p.watcher for p in self.procs.values() if p.watcher is not None]
+        if watchers:
+            await asyncio.wait(watchers, timeout=1.0)
+
+    async def _wait_all(self, timeout: float) -> bool:
+        procs = [p.process for p in self.alive() if p.process is not None]
+        if not procs:
+            return True
+        _, pending = await asyncio.wait([asyncio.ensure_future(p.wait()) for p in procs], timeout=timeout)
+        for task in pending:
+            task.cancel()
+        return not pending
+
+    def kill_all_now(self) -> None:
+        for proc in self.alive():
+            self._signal(proc, signal.SIGKILL)
+
+    @staticmethod
+    def _signal(proc: Proc, sig: int) -> None:
+        if proc.process is None:
+            return
+        try:
+            os.killpg(proc.process.pid, sig)  # the node's whole group: its own children too
+        except ProcessLookupError:
+            pass

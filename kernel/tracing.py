@@ -1,0 +1,74 @@
+"""OpenTelemetry for framebus: one trace follows a message across processes via its traceparent.
+
+Tracing is off unless the run asks for it (``--trace console|otlp|file``); when off, ``span`` is a
+no-op that costs one attribute check, so the hot path pays nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+_tracer: Any = None
+_propagator: Any = None
+MODES = ("console", "otlp", "file")
+
+
+def configure(mode: str | None, service: str, run_dir: str | None = None) -> None:
+    """Install a tracer provider for this process; ``file`` writes JSON lines to run_dir/traces/."""
+    global _tracer, _propagator
+    if not mode:
+        return
+    if mode not in MODES:
+        raise ValueError(f"unknown trace exporter {mode!r}; allowed: {', '.join(MODES)}")
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    provider = TracerProvider(resource=Resource.create({"service.name": service}))
+    if mode == "otlp":
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))  # OTEL_EXPORTER_OTLP_ENDPOINT
+    elif mode == "file":
+        folder = Path(run_dir or ".") / "traces"
+        folder.mkdir(parents=True, exist_ok=True)
+        out = open(folder / f"{service}.jsonl", "a", buffering=1)
+        provider.add_span_processor(SimpleSpanProcessor(
+            ConsoleSpanExporter(out=out, formatter=lambda s: json.dumps(json.loads(s.to_json())) + "\n")))
+    else:
+        provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter(out=sys.stderr)))
+    _tracer = provider.get_tracer("framebus")
+    _propagator = TraceContextTextMapPropagator()
+    import atexit
+
+    atexit.register(provider.shutdown)
+    os.environ.setdefault("OTEL_SERVICE_NAME", service)
+
+
+def enabled() -> bool:
+    return _tracer is not None
+
+
+@contextlib.contextmanager
+def span(name: str, parent: str | None = None, **attributes: Any) -> Iterator[Any]:
+    """A span that is a child of ``parent`` (a W3C traceparent) or of the current span."""
+    if _tracer is None:
+        yield None
+        return
+    ctx = _propagator.extract({"traceparent": parent}) if parent else None
+    with _tracer.start_as_current_span(name, context=ctx, attributes=attributes or None) as s:
+        yield s
+
+
+def current_traceparent() -> str | None:
+    if _tracer is None:
+        return None
+    carrier: dict[str, str] = {}
+    _propagator.inject(carrier)
+    return carrier.get("traceparent")

@@ -1,0 +1,21 @@
+"""The hello graph's judge: scores each episode from the environment's step stream."""
+
+from __future__ import annotations
+
+from kernel.node import Message, Node, on_input
+
+
+class HelloJudge(Node):
+    """Success is reaching the goal; the score rewards reaching it in few steps."""
+
+    inputs = ("step",)
+
+    @on_input("step")
+    async def score(self, msg: Message) -> None:
+        step = msg.body
+        if not step["done"]:
+            return
+        steps = step["t"] + 1
+        optimal = step["goal"]
+        score = 100.0 * optimal / steps if step["reached"] else 0.0
+        await self.end_episode(step["episode"], success=float(step["reached"]), steps=steps, score=score)
