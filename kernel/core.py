@@ -102,6 +102,8 @@ class Kernel:
         st = self.nodes[node_id]
         if st.state not in ("done", "stopped"):
             st.state = "restarting" if will_restart else ("stopped" if code == 0 else "failed")
+        if self.finished is not None and self.finished.done():
+            return  # the graph is stopping: nothing to retry
         lost = self.book.node_lost(node_id)
         if lost:
             log.warning("episodes returned to the deck", node=node_id, episodes=lost)

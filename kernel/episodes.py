@@ -30,16 +30,13 @@ class EpisodeBook:
                 if line.strip():
                     rec = json.loads(line)
                     self.records[rec["episode_id"]] = rec
+        self.resumed = len(self.records)
         if total is not None:
             self._pending.extend(i for i in range(total) if self.episode_id(i) not in self.records)
 
     @staticmethod
     def episode_id(index: int) -> str:
         return f"ep{index:05d}"
-
-    @property
-    def resumed(self) -> int:
-        return len(self.records)
 
     def deal(self, node: str) -> dict[str, Any] | None:
         if self.total is None:

@@ -496,9 +496,11 @@ class NodeRuntime:
         while True:
             await asyncio.sleep(0.5)
             if time.monotonic() - self._last_kernel > limit:
-                sys.stderr.write(f"{self.id}: no heartbeat from the kernel for {limit:.1f} s; exiting\n")
-                sys.stderr.flush()
-                os._exit(75)
+                try:  # stderr may be a pipe to the dead launcher
+                    sys.stderr.write(f"{self.id}: no heartbeat from the kernel for {limit:.1f} s; exiting\n")
+                    sys.stderr.flush()
+                finally:
+                    os._exit(75)
 
     def _tap(self, kind: str, dst: str, topic: str, seq: int, nbytes: int) -> None:
         self._taps.append([kind, dst, topic, seq, time.time(), nbytes, current_traceparent()])

@@ -1,0 +1,3 @@
+import os
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")

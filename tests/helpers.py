@@ -1,0 +1,64 @@
+"""Helpers for tests that drive the real `launch` command."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LAUNCH = [sys.executable, "-m", "kernel.cli"]
+
+
+def launch_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    return env
+
+
+def launch(*args: str, cwd: Path | None = None, timeout: float = 60, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([*LAUNCH, *args], cwd=cwd, env=launch_env(), capture_output=True, text=True,
+                          timeout=timeout, **kw)
+
+
+def launch_bg(*args: str, cwd: Path | None = None) -> subprocess.Popen:
+    return subprocess.Popen([*LAUNCH, *args], cwd=cwd, env=launch_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def wait_until(pred, timeout: float = 10.0, interval: float = 0.05) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        time.sleep(interval)
+    return pred()
+
+
+def children_of(pid: int) -> list[int]:
+    """Every descendant process of ``pid`` (read from /proc, no psutil needed)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+                parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found, frontier = [], [pid]
+    while frontier:
+        p = frontier.pop()
+        kids = [c for c, pp in parents.items() if pp == p]
+        found += kids
+        frontier += kids
+    return found
