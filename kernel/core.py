@@ -21,7 +21,7 @@ import zmq
 from kernel import protocol
 from kernel.episodes import EpisodeBook
 from kernel.launchfile import LaunchFile, NodeSpec
-from kernel.protocol import CTL, ERR, REP, REQ, TAP, Message
+from kernel.protocol import CTL, DATA, ERR, REP, REQ, TAP, Message
 
 log = structlog.get_logger("framebus.kernel")
 
@@ -124,7 +124,7 @@ class Kernel:
                 self.send(node_id, cmd, body)
 
     def _kick(self) -> None:
-        if self.sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+        if not self.sock.closed and self.sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:
             asyncio.get_running_loop().call_soon(self._drain)
 
     def _drain(self) -> None:
@@ -153,11 +153,17 @@ class Kernel:
             self._serve(identity, msg)
         elif msg.kind == TAP and st is not None:
             for tap in msg.body:
-                self.edge_sent[(msg.src, tap[2], tap[1])] += 1
+                if tap[0] == DATA:
+                    self.edge_sent[(msg.src, tap[2], tap[1])] += 1
             for listener in self.tap_listeners:
                 listener(msg.src, msg.body)
-        elif msg.kind == CTL and st is not None:
+        elif msg.kind == CTL and st is not None and identity == msg.src.encode():
             self._control(msg.src, st, msg.topic, msg.body or {})
+        elif msg.kind == CTL and msg.topic == "hello":
+            error = (f"node id {msg.src!r} is not in the launch file {self.lf.source.name}; "
+                     f"its nodes are: {', '.join(self.nodes)}")
+            log.warning("rejected an unknown node", node=msg.src)
+            self.sock.send_multipart([identity, *protocol.encode(CTL, "kernel", "reject", {"error": error})])
 
     def _control(self, node_id: str, st: NodeState, cmd: str, body: dict[str, Any]) -> None:
         if cmd == "hello":
@@ -266,7 +272,9 @@ class Kernel:
 
     def _call(self, src: str, svc: str, body: dict[str, Any]) -> Any:
         if svc == "episode.next":
-            return self.book.deal(src) if self.started else None
+            if not self.started:
+                raise RuntimeError("the run has not started: ask for episodes in run(), not in setup()")
+            return self.book.deal(src)
         if svc == "episode.report":
             self.book.report(body["episode"], body.get("metrics") or {})
             return True

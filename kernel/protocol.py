@@ -14,7 +14,7 @@ See docs/protocol.md for the language-neutral description.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final, Sequence
 
 import msgpack
@@ -63,7 +63,6 @@ class Message:
     cid: int | None = None
     step: int | None = None
     nbytes: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def encode(
@@ -111,17 +110,19 @@ def encode(
     if arrays:
         header["arr"] = [[a.dtype.str, list(a.shape)] for a in arrays]
         total += sum(a.nbytes for a in arrays)
+    packed_header = msgpack.packb(header, use_bin_type=True)
+    total += len(packed_header)
     if total > max_bytes:
         raise MessageTooLarge(
             f"message {src}/{topic} is {total} bytes; the bus allows at most {max_bytes} (bus.max_message_bytes)"
         )
-    return [msgpack.packb(header, use_bin_type=True), packed_body, *arrays]
+    return [packed_header, packed_body, *arrays]
 
 
 def decode_header(frame: Any) -> dict[str, Any]:
     """Decode and check only the header, so routing and drops never touch the payload."""
     try:
-        header = msgpack.unpackb(_buffer(frame), raw=False)
+        header = msgpack.unpackb(_buffer(frame))
     except Exception as exc:  # msgpack raises several unrelated types
         raise ProtocolError(f"header is not msgpack: {exc}") from None
     if not isinstance(header, dict):
@@ -130,7 +131,7 @@ def decode_header(frame: Any) -> dict[str, Any]:
         raise ProtocolError(f"protocol version {header.get('v')!r}; this node speaks {PROTOCOL_VERSION}")
     if header.get("k") not in KINDS:
         raise ProtocolError(f"unknown message kind {header.get('k')!r}")
-    if not isinstance(header.get("src"), str) or not isinstance(header.get("topic"), str):
+    if type(header.get("src")) is not str or type(header.get("topic")) is not str:
         raise ProtocolError("header needs string 'src' and 'topic'")
     return header
 
@@ -139,42 +140,42 @@ def decode(frames: Sequence[Any], max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) ->
     """Decode frames (``zmq.Frame`` or bytes) into a :class:`Message`; raise ProtocolError if malformed."""
     if len(frames) < 2:
         raise ProtocolError(f"expected at least 2 frames (header, body), got {len(frames)}")
-    nbytes = sum(len(_buffer(f)) for f in frames)
+    buffers = [_buffer(f) for f in frames]
+    nbytes = sum(map(len, buffers))
     if nbytes > max_bytes:
         raise ProtocolError(f"message of {nbytes} bytes is over the limit of {max_bytes}")
-    header = decode_header(frames[0])
-    specs = header.get("arr") or []
-    if len(specs) != len(frames) - 2:
-        raise ProtocolError(f"header describes {len(specs)} arrays but {len(frames) - 2} array frames came")
-    arrays = [_array(spec, frames[2 + i]) for i, spec in enumerate(specs)]
-
-    def ext_hook(code: int, data: bytes) -> Any:
-        if code != ARRAY_EXT:
-            raise ProtocolError(f"unknown msgpack ext code {code}")
-        index = msgpack.unpackb(data)
-        if not isinstance(index, int) or not 0 <= index < len(arrays):
-            raise ProtocolError(f"array reference {index!r} out of range")
-        return arrays[index]
-
+    header = decode_header(buffers[0])
+    specs = header.get("arr")
     try:
-        body = msgpack.unpackb(_buffer(frames[1]), raw=False, ext_hook=ext_hook, strict_map_key=False)
+        if specs:
+            if len(specs) != len(buffers) - 2:
+                raise ProtocolError(f"header describes {len(specs)} arrays but {len(buffers) - 2} array frames came")
+            arrays = [_array(spec, buffers[2 + i]) for i, spec in enumerate(specs)]
+
+            def ext_hook(code: int, data: bytes) -> Any:
+                if code != ARRAY_EXT:
+                    raise ProtocolError(f"unknown msgpack ext code {code}")
+                index = msgpack.unpackb(data)
+                if not isinstance(index, int) or not 0 <= index < len(arrays):
+                    raise ProtocolError(f"array reference {index!r} out of range")
+                return arrays[index]
+
+            body = msgpack.unpackb(buffers[1], raw=False, ext_hook=ext_hook, strict_map_key=False)
+        else:
+            if len(buffers) != 2:
+                raise ProtocolError(f"header describes no arrays but {len(buffers) - 2} array frames came")
+            body = msgpack.unpackb(buffers[1], raw=False, ext_hook=_no_ext, strict_map_key=False)
     except ProtocolError:
         raise
     except Exception as exc:
         raise ProtocolError(f"body is not msgpack: {exc}") from None
-    return Message(
-        kind=header["k"],
-        src=header["src"],
-        topic=header["topic"],
-        body=body,
-        dst=header.get("dst"),
-        seq=int(header.get("seq", 0)),
-        ts=float(header.get("ts", 0.0)),
-        traceparent=header.get("tp"),
-        cid=header.get("cid"),
-        step=header.get("step"),
-        nbytes=nbytes,
-    )
+    get = header.get
+    return Message(header["k"], header["src"], header["topic"], body, get("dst"), get("seq", 0), get("ts", 0.0),
+                   get("tp"), get("cid"), get("step"), nbytes)
+
+
+def _no_ext(code: int, data: bytes) -> Any:
+    raise ProtocolError(f"ext value (code {code}) in a message that carries no arrays")
 
 
 def _array(spec: Any, frame: Any) -> np.ndarray:

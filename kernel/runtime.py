@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import inspect
 import os
 import sys
@@ -46,12 +47,13 @@ class NodeRuntime:
     """Runs one :class:`Node` against a kernel at ``kernel_endpoint``."""
 
     def __init__(self, node: Node, node_id: str, kernel_endpoint: str, *, inbox_dir: str | None = None,
-                 tcp_host: str | None = None) -> None:
+                 tcp_host: str | None = None, exit_on_orphan: bool = True) -> None:
         self.node = node
         self.id = node_id
         self.kernel_endpoint = kernel_endpoint
         self.inbox_dir = inbox_dir
         self.tcp_host = tcp_host
+        self.exit_on_orphan = exit_on_orphan
         node.id = node_id
         node._rt = self
         self.ctx = zmq.Context.instance()
@@ -93,6 +95,7 @@ class NodeRuntime:
                 self.services[member.__framebus_service__] = getattr(node, name)
             if hasattr(member, "__framebus_input__"):
                 self.handlers[member.__framebus_input__] = getattr(node, name)
+        self._async_services = {name: inspect.iscoroutinefunction(fn) for name, fn in self.services.items()}
         self.is_driver = callable(getattr(type(node), "run", None))
 
     # public to Node ---------------------------------------------------------------------------
@@ -133,6 +136,9 @@ class NodeRuntime:
                 sock.send_multipart(frames, flags=zmq.NOBLOCK, copy=copy)
             except zmq.Again:
                 self.send_dropped[f"{output}->{dst}"] += 1
+                for edst, inp, policy, _ in edges:
+                    if edst == dst and policy == "block":
+                        self._credits[(dst, inp)] += 1  # nothing was delivered, so nothing will be credited back
                 continue
             self._tap(DATA, dst, output, self._seq, nbytes)
         self.sent[output] += 1
@@ -146,18 +152,22 @@ class NodeRuntime:
         if sock is None:
             raise RemoteError(f"node {self.id!r} cannot reach node {node!r}: it is not in this graph "
                               f"(known: {sorted(self._peers)})")
-        fut = self._get_loop().create_future()
+        loop = self._get_loop()
+        fut = loop.create_future()
         self._pending[cid] = fut
         nbytes = _nbytes(frames)
         sock.send_multipart(frames, copy=nbytes < _COPY_THRESHOLD)
         if node != "kernel":
             self._tap(REQ, node, svc, cid, nbytes)
         self._kick(sock)
+        # A timer instead of asyncio.wait_for: wait_for wraps the future in a task, which costs more
+        # than the whole round trip of a small request.
+        timer = loop.call_later(timeout, _expire, fut, f"request {node}.{svc} from {self.id} got no reply "
+                                f"within {timeout} s")
         try:
-            return await asyncio.wait_for(fut, timeout)
-        except asyncio.TimeoutError:
-            raise RequestTimeout(f"request {node}.{svc} from {self.id} got no reply within {timeout} s") from None
+            return await fut
         finally:
+            timer.cancel()
             self._pending.pop(cid, None)
 
     # lifecycle ------------------------------------------------------------------------------
@@ -260,7 +270,7 @@ class NodeRuntime:
             size = spec["size"] * (len(sources) if spec["policy"] == "block" else 1)
             q = InputQueue(name, spec["policy"], size)
             if spec["policy"] == "block":
-                q.on_take = self._return_credit
+                q.on_take = functools.partial(self._return_credit, name)
             self.queues[name] = q
             self._in_sources[name] = sorted({s.split("/", 1)[0] for s in sources})
             for src in sources:
@@ -393,16 +403,20 @@ class NodeRuntime:
 
     def _serve(self, msg: Message, reply: Callable[[list[Any]], None]) -> None:
         fn = self.services.get(msg.topic)
+        is_async = self._async_services.get(msg.topic, False)
         if fn is None:
             reply(self._error(msg, f"node {self.id!r} has no service {msg.topic!r}; it offers {sorted(self.services)}",
                               "UnknownService"))
             return
         token = _traceparent.set(msg.traceparent)
         try:
-            if inspect.iscoroutinefunction(fn):
+            if is_async:
                 self._spawn(self._serve_async(fn, msg, reply))
                 return
-            with tracing.span(f"{self.id}.{msg.topic}", parent=msg.traceparent):
+            if tracing.enabled():
+                with tracing.span(f"{self.id}.{msg.topic}", parent=msg.traceparent):
+                    result = fn(msg.body)
+            else:
                 result = fn(msg.body)
             reply(protocol.encode(REP, self.id, msg.topic, result, dst=msg.src, cid=msg.cid, max_bytes=self.max_bytes))
         except Exception as exc:
@@ -435,12 +449,10 @@ class NodeRuntime:
             finally:
                 _traceparent.reset(token)
 
-    def _return_credit(self, msg: Message) -> None:
-        for name in self._in_routes.get((msg.src, msg.topic), []):
-            if self.queues[name].policy == "block":
-                if not self._credit_due:
-                    self._get_loop().call_soon(self._flush_credits)
-                self._credit_due[(msg.src, name)] += 1
+    def _return_credit(self, name: str, msg: Message) -> None:
+        if not self._credit_due:
+            self._get_loop().call_soon(self._flush_credits)
+        self._credit_due[(msg.src, name)] += 1
 
     def _flush_credits(self) -> None:
         due, self._credit_due = self._credit_due, Counter()
@@ -492,10 +504,14 @@ class NodeRuntime:
 
     async def _watchdog(self) -> None:
         """Exit when the kernel is gone: no node outlives its graph."""
-        limit = max(3.0, 6 * self.heartbeat)
         while True:
             await asyncio.sleep(0.5)
+            limit = max(3.0, 6 * self.heartbeat)  # the heartbeat comes with the welcome
             if time.monotonic() - self._last_kernel > limit:
+                if not self.exit_on_orphan:  # a runtime inside someone else's process (kernel.testing)
+                    log.error("no heartbeat from the kernel; stopping", node=self.id, silent_s=limit)
+                    self._stop.set()
+                    return
                 try:  # stderr may be a pipe to the dead launcher
                     sys.stderr.write(f"{self.id}: no heartbeat from the kernel for {limit:.1f} s; exiting\n")
                     sys.stderr.flush()
@@ -547,6 +563,11 @@ class NodeRuntime:
 def current_traceparent() -> str | None:
     """The traceparent outgoing messages carry: the active span's, else the incoming message's."""
     return tracing.current_traceparent() or _traceparent.get()
+
+
+def _expire(fut: asyncio.Future[Any], message: str) -> None:
+    if not fut.done():
+        fut.set_exception(RequestTimeout(message))
 
 
 def _nbytes(frames: list[Any]) -> int:

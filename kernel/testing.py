@@ -112,7 +112,8 @@ class Harness:
         self.supervisor = Supervisor(self.specs, env, self.run_dir / "logs", self.console, on_exit)
         await self.supervisor.start_all()
         if self._probe is not None:
-            self.probe_runtime = NodeRuntime(self._probe, "probe", self.kernel.endpoint, inbox_dir=str(self.ipc_dir))
+            self.probe_runtime = NodeRuntime(self._probe, "probe", self.kernel.endpoint, inbox_dir=str(self.ipc_dir),
+                                             exit_on_orphan=False)
             self._probe_task = asyncio.ensure_future(self.probe_runtime.main())
         await asyncio.wait_for(self.kernel.ready_event.wait(), ready_timeout)
         if run:
@@ -131,7 +132,7 @@ class Harness:
         os.kill(self.pid(node_id), sig)
 
     async def stop(self) -> None:
-        if not hasattr(self, "kernel"):
+        if not hasattr(self, "kernel") or self.kernel.sock.closed:
             return
         await self.supervisor.stop_all(self.kernel.stop_nodes)
         if self._probe_task is not None:
