@@ -21,6 +21,7 @@ import zmq
 from kernel import protocol
 from kernel.episodes import EpisodeBook
 from kernel.launchfile import LaunchFile, NodeSpec
+from kernel.sockets import readable, recv_frames
 from kernel.protocol import CTL, DATA, ERR, REP, REQ, TAP, Message
 
 log = structlog.get_logger("framebus.kernel")
@@ -124,16 +125,16 @@ class Kernel:
                 self.send(node_id, cmd, body)
 
     def _kick(self) -> None:
-        if not self.sock.closed and self.sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+        if not self.sock.closed and readable(self.sock):
             asyncio.get_running_loop().call_soon(self._drain)
 
     def _drain(self) -> None:
-        while not self.sock.closed and self.sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+        while not self.sock.closed and readable(self.sock):
             try:
-                frames = self.sock.recv_multipart(zmq.NOBLOCK, copy=False)
+                frames = recv_frames(self.sock, 3)
             except zmq.Again:
                 return
-            identity = frames[0].bytes
+            identity = frames[0]
             try:
                 msg = protocol.decode(frames[1:], self.lf.bus.max_message_bytes)
             except protocol.ProtocolError as exc:

@@ -29,11 +29,13 @@ from kernel import protocol, tracing
 from kernel.clock import Clock
 from kernel.inputs import InputQueue
 from kernel.node import Node, RemoteError, RequestTimeout
+from kernel.sockets import readable, recv_frames, send_frames
 from kernel.protocol import CREDIT, CTL, DATA, ERR, REP, REQ, TAP, Message
 
 log = structlog.get_logger("framebus.runtime")
 
 _traceparent: contextvars.ContextVar[str | None] = contextvars.ContextVar("framebus_traceparent", default=None)
+_NOBLOCK = int(zmq.NOBLOCK)
 _COPY_THRESHOLD = 64 * 1024  # below this pyzmq copies faster than it can track zero-copy buffers
 TAP_FLUSH_S = 0.1
 TAP_BATCH = 512
@@ -133,7 +135,7 @@ class NodeRuntime:
             try:
                 if sock is None:
                     raise zmq.Again()
-                sock.send_multipart(frames, flags=zmq.NOBLOCK, copy=copy)
+                send_frames(sock, frames, copy, _NOBLOCK)
             except zmq.Again:
                 self.send_dropped[f"{output}->{dst}"] += 1
                 for edst, inp, policy, _ in edges:
@@ -156,7 +158,7 @@ class NodeRuntime:
         fut = loop.create_future()
         self._pending[cid] = fut
         nbytes = _nbytes(frames)
-        sock.send_multipart(frames, copy=nbytes < _COPY_THRESHOLD)
+        send_frames(sock, frames, nbytes < _COPY_THRESHOLD)
         if node != "kernel":
             self._tap(REQ, node, svc, cid, nbytes)
         self._kick(sock)
@@ -324,17 +326,19 @@ class NodeRuntime:
                                                          if e[0] == dst and e[1] == inp)
                 self._credit_event.set()
 
-    def _watch(self, sock: zmq.Socket, handler: Callable[[list[zmq.Frame], str | None], None], peer: str | None) -> None:
+    def _watch(self, sock: zmq.Socket, handler: Callable[[list[Any], str | None], None], peer: str | None) -> None:
         loop = self._get_loop()
-        loop.add_reader(sock.getsockopt(zmq.FD), self._drain, sock, handler, peer)
-        loop.call_soon(self._drain, sock, handler, peer)
-        sock.__dict__["_fb_drain"] = (handler, peer)
+        copied = 3 if sock.type == zmq.ROUTER else 2  # routing id, header, body
+        loop.add_reader(sock.getsockopt(zmq.FD), self._drain, sock, handler, peer, copied)
+        loop.call_soon(self._drain, sock, handler, peer, copied)
+        sock.__dict__["_fb_drain"] = (handler, peer, copied)
 
-    def _drain(self, sock: zmq.Socket, handler: Callable[[list[zmq.Frame], str | None], None], peer: str | None) -> None:
+    def _drain(self, sock: zmq.Socket, handler: Callable[[list[Any], str | None], None], peer: str | None,
+               copied: int) -> None:
         # The zmq FD is edge-triggered: read everything that is there, every time.
-        while not sock.closed and sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+        while not sock.closed and readable(sock):
             try:
-                frames = sock.recv_multipart(zmq.NOBLOCK, copy=False)
+                frames = recv_frames(sock, copied)
             except zmq.Again:
                 return
             try:
@@ -344,14 +348,12 @@ class NodeRuntime:
 
     def _kick(self, sock: zmq.Socket) -> None:
         """A send can consume the FD's edge: re-check for input that arrived meanwhile."""
-        if sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:
-            handler, peer = sock.__dict__["_fb_drain"]
-            self._get_loop().call_soon(self._drain, sock, handler, peer)
+        if readable(sock):
+            self._get_loop().call_soon(self._drain, sock, *sock.__dict__["_fb_drain"])
 
     def _drain_all(self) -> None:
         for sock in [self._inbox, *self._peers.values()]:
-            handler, peer = sock.__dict__["_fb_drain"]
-            self._drain(sock, handler, peer)
+            self._drain(sock, *sock.__dict__["_fb_drain"])
 
     def _decode(self, frames: list[Any], source: str) -> Message | None:
         try:
@@ -363,8 +365,8 @@ class NodeRuntime:
             return None
 
     # incoming ---------------------------------------------------------------------------------
-    def _on_inbox(self, frames: list[zmq.Frame], _: str | None) -> None:
-        identity = frames[0].bytes
+    def _on_inbox(self, frames: list[Any], _: str | None) -> None:
+        identity = frames[0]
         msg = self._decode(frames[1:], identity.decode(errors="replace"))
         if msg is None:
             return
@@ -383,7 +385,7 @@ class NodeRuntime:
             self._credit_event.set()
 
     def _reply(self, sock: zmq.Socket, identity: bytes, frames: list[Any]) -> None:
-        sock.send_multipart([identity, *frames], copy=_nbytes(frames) < _COPY_THRESHOLD)
+        send_frames(sock, [identity, *frames], _nbytes(frames) < _COPY_THRESHOLD)
         self._kick(sock)
 
     def _on_peer_reply(self, frames: list[zmq.Frame], peer: str | None) -> None:
@@ -459,7 +461,7 @@ class NodeRuntime:
         for (src, name), n in due.items():
             sock = self._peers.get(src)
             if sock is not None:
-                sock.send_multipart(protocol.encode(CREDIT, self.id, "credit", {"input": name, "n": n}, dst=src))
+                send_frames(sock, protocol.encode(CREDIT, self.id, "credit", {"input": name, "n": n}, dst=src))
 
     # kernel control ---------------------------------------------------------------------------
     def _on_ctl(self, frames: list[zmq.Frame], _: str | None) -> None:
@@ -471,7 +473,7 @@ class NodeRuntime:
             self._resolve(msg)
             return
         if msg.kind == REQ:
-            self._serve(msg, lambda out: (self._ctl.send_multipart(out), self._kick(self._ctl)))
+            self._serve(msg, lambda out: (send_frames(self._ctl, out), self._kick(self._ctl)))
             return
         cmd, body = msg.topic, msg.body or {}
         if cmd == "welcome" and self._welcome is not None and not self._welcome.done():
@@ -494,7 +496,7 @@ class NodeRuntime:
     def _send_ctl(self, cmd: str, body: Any) -> None:
         if self._ctl.closed:
             return
-        self._ctl.send_multipart(protocol.encode(CTL, self.id, cmd, body, dst="kernel"))
+        send_frames(self._ctl, protocol.encode(CTL, self.id, cmd, body, dst="kernel"))
         self._kick(self._ctl)
 
     async def _heartbeat(self) -> None:
@@ -530,7 +532,7 @@ class NodeRuntime:
 
     def _send_ctl_tap(self, taps: list[list[Any]]) -> None:
         if not self._ctl.closed:
-            self._ctl.send_multipart(protocol.encode(TAP, self.id, "tap", taps, dst="kernel"))
+            send_frames(self._ctl, protocol.encode(TAP, self.id, "tap", taps, dst="kernel"))
 
     async def _tap_flusher(self) -> None:
         while True:

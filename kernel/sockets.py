@@ -1,0 +1,45 @@
+"""Multipart send/receive on pyzmq's Cython layer.
+
+pyzmq's Python layer wraps every flag in an ``enum.Flag`` and checks options per frame; on a
+small request that bookkeeping costs more than the message itself (profiled: ~10 us per side).
+These three functions do the same work with plain ints.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import zmq
+from zmq.backend import Socket as _Raw
+
+_EVENTS = int(zmq.EVENTS)
+_RCVMORE = int(zmq.RCVMORE)
+_POLLIN = int(zmq.POLLIN)
+_SNDMORE = int(zmq.SNDMORE)
+_NOBLOCK = int(zmq.NOBLOCK)
+_send = _Raw.send
+_recv = _Raw.recv
+_get = _Raw.get
+
+
+def readable(sock: zmq.Socket) -> bool:
+    """True if a message waits (this also lets zmq process its pending commands)."""
+    return bool(_get(sock, _EVENTS) & _POLLIN)
+
+
+def recv_frames(sock: zmq.Socket, copy_threshold: int = 2) -> list[Any]:
+    """Receive one multipart message without blocking; raises zmq.Again if there is none.
+
+    The first ``copy_threshold`` frames (routing id, header, body: small) are copied into bytes;
+    later frames (array payloads) stay zero-copy ``zmq.Frame`` objects.
+    """
+    frames = [_recv(sock, _NOBLOCK, True)]
+    while _get(sock, _RCVMORE):
+        frames.append(_recv(sock, _NOBLOCK, len(frames) < copy_threshold))
+    return frames
+
+
+def send_frames(sock: zmq.Socket, frames: Sequence[Any], copy: bool = True, flags: int = 0) -> None:
+    last = len(frames) - 1
+    for i, frame in enumerate(frames):
+        _send(sock, frame, (flags | _SNDMORE) if i < last else flags, copy, False)
