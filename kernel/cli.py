@@ -153,7 +153,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
     console.print(
         f"[{style}]{summary['status']}[/] ({summary['reason']}): episodes {ep['completed']}/{ep['total']} completed, "
         f"{ep['failed']} failed{'; ' + metrics if metrics else ''}\nrun folder: {summary['run_dir']}",
-        highlight=False,
+        highlight=False, soft_wrap=True,
     )
 
 

@@ -25,6 +25,7 @@ from kernel.sockets import readable, recv_frames
 from kernel.protocol import CTL, DATA, ERR, REP, REQ, TAP, Message
 
 log = structlog.get_logger("framebus.kernel")
+DRAIN_S = float(os.environ.get("FRAMEBUS_DRAIN_S", "30"))
 
 
 @dataclass
@@ -57,7 +58,7 @@ class Kernel:
         self.ready_event = asyncio.Event()
         self.paused = False
         self.started = False
-        self._clients: set[bytes] = set()
+        self._drain_timer: asyncio.TimerHandle | None = None
 
     # lifecycle ------------------------------------------------------------------------------
     async def open(self) -> None:
@@ -253,11 +254,17 @@ class Kernel:
             self.finish("failed", f"node(s) failed: {', '.join(failed)}")
         elif drivers and all(s.state in ("done", "stopped") for s in drivers):
             errors = [f"{n}: {s.error}" for n, s in self.nodes.items() if s.error]
-            if self.book.total is not None and not self.book.done:
-                self.finish("failed", f"drivers finished with {len(self.book.records)}/{self.book.total} episodes "
-                            "ended" + (f" ({'; '.join(errors)})" if errors else ""))
-            else:
-                self.finish("failed" if errors else "completed", "; ".join(errors) or "every driver finished")
+            if errors:
+                self.finish("failed", "; ".join(errors))
+            elif self.book.total is None:
+                self.finish("completed", "every driver finished")
+            elif self._drain_timer is None:
+                # Judges may still be scoring the last episodes: give them time to end them.
+                self._drain_timer = asyncio.get_running_loop().call_later(DRAIN_S, self._drained)
+
+    def _drained(self) -> None:
+        self.finish("failed", f"the drivers finished but only {len(self.book.records)}/{self.book.total} episodes "
+                    f"were ended within {DRAIN_S:.0f} s (is a judge missing, or not calling end_episode?)")
 
     # kernel services ------------------------------------------------------------------------
     def _serve(self, identity: bytes, msg: Message) -> None:

@@ -26,6 +26,12 @@ class JsonLinesTee:
         return event
 
 
+def _drop_timestamp(logger: Any, method: str, event: dict[str, Any]) -> dict[str, Any]:
+    """The terminal already orders lines in time; the JSON file keeps the timestamp."""
+    event.pop("timestamp", None)
+    return event
+
+
 def configure(name: str, log_dir: str | Path | None = None, *, colors: bool | None = None) -> None:
     processors: list[Any] = [
         structlog.contextvars.merge_contextvars,
@@ -34,7 +40,8 @@ def configure(name: str, log_dir: str | Path | None = None, *, colors: bool | No
     ]
     if log_dir:
         processors.append(JsonLinesTee(Path(log_dir) / f"{name}.jsonl"))
-    processors.append(structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty() if colors is None else colors))
+    processors += [_drop_timestamp, structlog.dev.ConsoleRenderer(
+        colors=sys.stderr.isatty() if colors is None else colors, pad_event=12)]
     structlog.configure(
         processors=processors,
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),

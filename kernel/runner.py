@@ -88,6 +88,7 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
                 if kernel.book.done:
                     kernel.finish("completed", "every episode had already ended")
                 else:
+                    console.print(f"all {len(kernel.nodes)} nodes ready; running {lf.name}", highlight=False)
                     kernel.start()
             else:
                 waiting = [n for n, s in kernel.nodes.items() if s.state != "ready"]

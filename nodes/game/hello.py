@@ -33,6 +33,7 @@ class CountdownEnv(Node):
                     action = "stay"  # an invalid action idles, as the benchmarks do
                 position = min(length - 1, max(0, position + {"left": -1, "right": 1, "stay": 0}[action]))
                 done = position == goal
+                self.log.info("step", episode=episode.id, t=t, action=action, position=position, goal=goal)
                 await self.publish("step", {"episode": episode.id, "t": t, "action": action,
                                             "position": position, "goal": goal, "done": done or t == max_steps - 1,
                                             "reached": done}, step=t)

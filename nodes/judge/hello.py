@@ -18,4 +18,5 @@ class HelloJudge(Node):
         steps = step["t"] + 1
         optimal = step["goal"]
         score = 100.0 * optimal / steps if step["reached"] else 0.0
+        self.log.info("scored", episode=step["episode"], reached=step["reached"], steps=steps, score=round(score, 1))
         await self.end_episode(step["episode"], success=float(step["reached"]), steps=steps, score=score)
