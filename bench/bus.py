@@ -31,6 +31,7 @@ import zmq
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kernel.node import Message, Node, on_input, service  # noqa: E402
+from kernel.shm import shm_dir  # noqa: E402
 from kernel.testing import Harness  # noqa: E402
 
 SHAPE = (720, 1280, 3)
@@ -93,73 +94,82 @@ def raw_frame_sink(endpoint: str, ready: Any, out: Any) -> None:
         sock.send_multipart([frames[0], b"ack"])
 
 
-def raw_small_rtt(n: int, endpoint: str) -> list[float]:
-    ctx = mp.get_context("spawn")
-    ready = ctx.Event()
-    server = ctx.Process(target=raw_echo_server, args=(endpoint, ready))
-    server.start()
-    ready.wait()
-    sock = zmq.Context.instance().socket(zmq.DEALER)
-    sock.connect(endpoint)
-    lat = []
-    for _ in range(n):
-        t = time.perf_counter()
-        sock.send_multipart([msgpack.packb({"ts": time.time()}), SMALL])
-        sock.recv_multipart()
-        lat.append(time.perf_counter() - t)
-    sock.send_multipart([b"", b"quit"])
-    server.join()
-    sock.close(0)
-    return lat
+class RawPeers:
+    """The raw pyzmq side: an echo server and a frame sink, each its own process."""
 
+    def __init__(self, tmp: str) -> None:
+        ctx = mp.get_context("spawn")
+        ready_echo, ready_sink = ctx.Event(), ctx.Event()
+        self.results = ctx.Queue()
+        self.echo = ctx.Process(target=raw_echo_server, args=(f"ipc://{tmp}/rtt.sock", ready_echo), daemon=True)
+        self.sink = ctx.Process(target=raw_frame_sink, args=(f"ipc://{tmp}/hop.sock", ready_sink, self.results),
+                                daemon=True)
+        self.echo.start()
+        self.sink.start()
+        ready_echo.wait()
+        ready_sink.wait()
+        zctx = zmq.Context.instance()
+        self.rtt = zctx.socket(zmq.DEALER)
+        self.rtt.connect(f"ipc://{tmp}/rtt.sock")
+        self.hop = zctx.socket(zmq.DEALER)
+        self.hop.connect(f"ipc://{tmp}/hop.sock")
 
-def raw_frame_hop(n: int, endpoint: str, frame: np.ndarray) -> list[float]:
-    ctx = mp.get_context("spawn")
-    ready, out = ctx.Event(), ctx.Queue()
-    sink = ctx.Process(target=raw_frame_sink, args=(endpoint, ready, out))
-    sink.start()
-    ready.wait()
-    sock = zmq.Context.instance().socket(zmq.DEALER)
-    sock.connect(endpoint)
-    for _ in range(n):
-        sock.send_multipart([msgpack.packb({"ts": time.time(), "shape": list(SHAPE)}), frame], copy=False)
-        sock.recv()
-    sock.send_multipart([msgpack.packb({"quit": True})])
-    lat = out.get()
-    sink.join()
-    sock.close(0)
-    return lat
-
-
-# -- framebus side ------------------------------------------------------------------------------
-async def framebus_small_rtt(n: int) -> list[float]:
-    async with Harness(quiet=True) as h:
-        h.add("echo", "bench.bus:Echo")
-        probe = h.probe()
-        await h.start()
-        for _ in range(200):  # warm up connections
-            await probe.request("echo", "echo", SMALL)
+    def small_rtt(self, n: int) -> list[float]:
         lat = []
         for _ in range(n):
             t = time.perf_counter()
-            await probe.request("echo", "echo", SMALL)
+            self.rtt.send_multipart([msgpack.packb({"ts": time.time()}), SMALL])
+            self.rtt.recv_multipart()
             lat.append(time.perf_counter() - t)
         return lat
 
+    def frame_hop(self, n: int, frame: np.ndarray) -> None:
+        for _ in range(n):
+            self.hop.send_multipart([msgpack.packb({"ts": time.time(), "shape": list(SHAPE)}), frame], copy=False)
+            self.hop.recv()
 
-async def framebus_frame_hop(n: int, frame: np.ndarray) -> list[float]:
+    def close(self) -> list[float]:
+        self.rtt.send_multipart([b"", b"quit"])
+        self.hop.send_multipart([msgpack.packb({"quit": True})])
+        latencies = self.results.get()
+        self.echo.join(5)
+        self.sink.join(5)
+        self.rtt.close(0)
+        self.hop.close(0)
+        return latencies
+
+
+async def measure(args: argparse.Namespace, frame: np.ndarray, tmp: str) -> dict[str, list[float]]:
+    """Alternate short blocks of raw and framebus traffic, so the drifts of a noisy machine
+    (its p50 moves by 2x from one second to the next here) hit both sides alike."""
+    raw = RawPeers(tmp)
+    out: dict[str, list[float]] = {"raw_rtt": [], "fb_rtt": [], "raw_hop": [], "fb_hop": []}
     async with Harness(quiet=True) as h:
+        h.add("echo", "bench.bus:Echo")
         h.add("sink", "bench.bus:FrameSink", inputs={"frame": {"from": "probe/frame", "policy": "fifo", "size": 4}})
         probe = h.probe(inputs={"ack": "sink/ack"}, outputs=["frame"])
         await h.start()
-        for i in range(20):
+        for _ in range(100):  # warm up both sides
+            await probe.request("echo", "echo", SMALL)
+        raw.small_rtt(100)
+        for _ in range(5):
             await probe.publish("frame", {"img": frame})
             await probe.recv("ack")
+        raw.frame_hop(5, frame)
         await probe.request("sink", "latencies")
-        for i in range(n):
-            await probe.publish("frame", {"img": frame})
-            await probe.recv("ack")
-        return await probe.request("sink", "latencies")
+        for _ in range(args.blocks):
+            out["raw_rtt"] += raw.small_rtt(args.rtt_n)
+            for _ in range(args.rtt_n):
+                t = time.perf_counter()
+                await probe.request("echo", "echo", SMALL)
+                out["fb_rtt"].append(time.perf_counter() - t)
+            raw.frame_hop(args.frames, frame)
+            for _ in range(args.frames):
+                await probe.publish("frame", {"img": frame})
+                await probe.recv("ack")
+        out["fb_hop"] = (await probe.request("sink", "latencies"))
+    out["raw_hop"] = raw.close()[5:]
+    return out
 
 
 def pct(values: list[float], q: float) -> float:
@@ -170,26 +180,19 @@ def pct(values: list[float], q: float) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--rtt-n", type=int, default=3000)
-    parser.add_argument("--frames", type=int, default=300)
-    parser.add_argument("--rounds", type=int, default=3, help="alternate raw and framebus this many times")
+    parser.add_argument("--blocks", type=int, default=20, help="alternating raw/framebus blocks")
+    parser.add_argument("--rtt-n", type=int, default=250, help="requests per block")
+    parser.add_argument("--frames", type=int, default=20, help="frames per block")
     args = parser.parse_args()
     tmp = tempfile.mkdtemp(prefix="fbbench-", dir="/tmp")
     frame = np.random.default_rng(0).integers(0, 255, SHAPE, dtype=np.uint8)
-    results: dict[str, list[float]] = {"raw_rtt": [], "fb_rtt": [], "raw_hop": [], "fb_hop": []}
     started = time.monotonic()
     try:
         import uvloop
 
-        run = uvloop.run
+        results = uvloop.run(measure(args, frame, tmp))
     except ImportError:
-        run = asyncio.run
-    # Interleave so that drifts of a noisy machine hit both sides alike.
-    for r in range(args.rounds):
-        results["raw_rtt"] += raw_small_rtt(args.rtt_n, f"ipc://{tmp}/rtt{r}.sock")[200:]
-        results["fb_rtt"] += run(framebus_small_rtt(args.rtt_n))
-        results["raw_hop"] += raw_frame_hop(args.frames, f"ipc://{tmp}/hop{r}.sock", frame)[20:]
-        results["fb_hop"] += run(framebus_frame_hop(args.frames, frame))
+        results = asyncio.run(measure(args, frame, tmp))
     out = {
         "small_rtt_p50_us": round(pct(results["fb_rtt"], 0.5), 1),
         "small_rtt_p99_us": round(pct(results["fb_rtt"], 0.99), 1),
@@ -202,6 +205,7 @@ def main() -> int:
         "raw_frame_hop_p99_us": round(pct(results["raw_hop"], 0.99), 1),
         "frame_hop_ratio": round(pct(results["fb_hop"], 0.5) / pct(results["raw_hop"], 0.5), 3),
         "frame_bytes": int(frame.nbytes),
+        "frame_path": "shared memory" if shm_dir() else "zeromq frames",
         "samples": {k: len(v) for k, v in results.items()},
         "seconds": round(time.monotonic() - started, 1),
         "cpus": os.cpu_count(),
@@ -214,7 +218,7 @@ def main() -> int:
               f"{out['small_rtt_p99_us']:.0f} vs {out['raw_small_rtt_p99_us']:.0f} us)")
         print(f"frame hop (1280x720x3):     framebus p50 {out['frame_hop_p50_us']:.0f} us, raw pyzmq p50 "
               f"{out['raw_frame_hop_p50_us']:.0f} us  -> ratio {out['frame_hop_ratio']:.2f} (p99 "
-              f"{out['frame_hop_p99_us']:.0f} vs {out['raw_frame_hop_p99_us']:.0f} us)")
+              f"{out['frame_hop_p99_us']:.0f} vs {out['raw_frame_hop_p99_us']:.0f} us; {out['frame_path']})")
         print(f"finished in {out['seconds']} s")
     return 0
 

@@ -38,6 +38,7 @@ class NodeState:
     driver: bool = False
     outputs: list[str] = field(default_factory=list)
     services: list[str] = field(default_factory=list)
+    features: dict[str, Any] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
     last_seen: float = 0.0
     error: str | None = None
@@ -213,10 +214,11 @@ class Kernel:
             return
         st.pid, st.inbox, st.driver = body.get("pid"), body.get("inbox"), bool(body.get("driver"))
         st.outputs, st.services = outputs, list(body.get("services", []))
+        st.features = {"shm": bool(body.get("shm"))}
         st.incarnation += 1
         st.state = "registered"
         self.send(node_id, "welcome", self._welcome(spec))
-        update = {node_id: [st.inbox, st.incarnation]}
+        update = {node_id: [st.inbox, st.incarnation, st.features]}
         for other_id, other in self.nodes.items():
             if other_id != node_id and other.state in ("registered", "ready", "running", "done"):
                 self.send(other_id, "peers", update)
@@ -234,7 +236,8 @@ class Kernel:
             "run": {"seed": self.lf.run.seed, "episodes": self.lf.run.episodes, "name": self.lf.name},
             "inputs": {name: i.model_dump() for name, i in spec.inputs.items()},
             "outputs": outputs,
-            "peers": {n: [s.inbox, s.incarnation] for n, s in self.nodes.items() if s.inbox and s.state != "failed"},
+            "peers": {n: [s.inbox, s.incarnation, s.features] for n, s in self.nodes.items()
+                      if s.inbox and s.state != "failed"},
             "clock": spec.clock.model_dump() if spec.clock else None,
             "heartbeat": self.lf.bus.heartbeat,
             "max_message_bytes": self.lf.bus.max_message_bytes,

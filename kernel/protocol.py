@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Final, Sequence
+from typing import Any, Callable, Final, Sequence
 
 import msgpack
 import numpy as np
@@ -30,9 +30,10 @@ REQ: Final = "req"  # a request for a named service
 REP: Final = "rep"  # the reply to a request (same cid)
 ERR: Final = "err"  # a failed request (same cid); body = {"error": str, "type": str}
 CREDIT: Final = "credit"  # receiver -> sender on a `block` edge: body = {"input": str, "n": int}
+RELEASE: Final = "rel"  # receiver -> sender: shared-memory slots it no longer uses; body = {"slots": [int]}
 CTL: Final = "ctl"  # kernel <-> node control (hello, welcome, ready, start, stop, hb, ...)
 TAP: Final = "tap"  # node -> kernel: batch of headers of messages it sent
-KINDS: Final = frozenset({DATA, REQ, REP, ERR, CREDIT, CTL, TAP})
+KINDS: Final = frozenset({DATA, REQ, REP, ERR, CREDIT, RELEASE, CTL, TAP})
 
 HEADER_KEYS: Final = ("v", "k", "src", "dst", "topic", "seq", "ts", "tp", "cid", "step", "arr")
 
@@ -77,10 +78,14 @@ def encode(
     cid: int | None = None,
     step: int | None = None,
     max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    place: Callable[[np.ndarray], dict[str, Any] | None] | None = None,
+    place_min_bytes: int = 0,
 ) -> list[Any]:
     """Turn a message into frames ready for ``send_multipart(copy=False)``.
 
     Arrays are passed through as buffers, so a large frame is never copied by framebus itself.
+    With ``place`` (kernel.shm), arrays of at least ``place_min_bytes`` may instead go to shared
+    memory: ``place`` returns a reference that replaces the array's frame in the header.
     """
     arrays: list[np.ndarray] = []
 
@@ -107,8 +112,17 @@ def encode(
     if step is not None:
         header["step"] = step
     total = len(packed_body)
+    frames: list[Any] = []
     if arrays:
-        header["arr"] = [[a.dtype.str, list(a.shape)] for a in arrays]
+        specs: list[list[Any]] = []
+        for a in arrays:
+            ref = place(a) if place is not None and a.nbytes >= place_min_bytes else None
+            if ref is None:
+                specs.append([a.dtype.str, list(a.shape)])
+                frames.append(a)
+            else:
+                specs.append([a.dtype.str, list(a.shape), ref])
+        header["arr"] = specs
         total += sum(a.nbytes for a in arrays)
     packed_header = msgpack.packb(header, use_bin_type=True)
     total += len(packed_header)
@@ -116,7 +130,7 @@ def encode(
         raise MessageTooLarge(
             f"message {src}/{topic} is {total} bytes; the bus allows at most {max_bytes} (bus.max_message_bytes)"
         )
-    return [packed_header, packed_body, *arrays]
+    return [packed_header, packed_body, *frames]
 
 
 def decode_header(frame: Any) -> dict[str, Any]:
@@ -136,8 +150,14 @@ def decode_header(frame: Any) -> dict[str, Any]:
     return header
 
 
-def decode(frames: Sequence[Any], max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> Message:
-    """Decode frames (``zmq.Frame`` or bytes) into a :class:`Message`; raise ProtocolError if malformed."""
+Attach = Callable[[str, np.dtype, list[int], dict[str, Any]], np.ndarray]
+
+
+def decode(frames: Sequence[Any], max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, attach: Attach | None = None) -> Message:
+    """Decode frames (``zmq.Frame`` or bytes) into a :class:`Message`; raise ProtocolError if malformed.
+
+    ``attach`` maps shared-memory array references (kernel.shm); without it they are malformed.
+    """
     if len(frames) < 2:
         raise ProtocolError(f"expected at least 2 frames (header, body), got {len(frames)}")
     buffers = [_buffer(f) for f in frames]
@@ -148,9 +168,7 @@ def decode(frames: Sequence[Any], max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) ->
     specs = header.get("arr")
     try:
         if specs:
-            if len(specs) != len(buffers) - 2:
-                raise ProtocolError(f"header describes {len(specs)} arrays but {len(buffers) - 2} array frames came")
-            arrays = [_array(spec, buffers[2 + i]) for i, spec in enumerate(specs)]
+            arrays = _arrays(specs, buffers, header["src"], attach)
 
             def ext_hook(code: int, data: bytes) -> Any:
                 if code != ARRAY_EXT:
@@ -178,15 +196,31 @@ def _no_ext(code: int, data: bytes) -> Any:
     raise ProtocolError(f"ext value (code {code}) in a message that carries no arrays")
 
 
-def _array(spec: Any, frame: Any) -> np.ndarray:
-    try:
-        dtype_str, shape = spec
-        dtype = np.dtype(dtype_str)
-        if dtype.kind not in _ALLOWED_DTYPE_KINDS:
-            raise ValueError(f"dtype {dtype} not allowed")
-        return np.frombuffer(_buffer(frame), dtype=dtype).reshape(shape)
-    except Exception as exc:
-        raise ProtocolError(f"bad array frame {spec!r}: {exc}") from None
+def _arrays(specs: Any, buffers: list[Any], src: str, attach: Attach | None) -> list[np.ndarray]:
+    if not isinstance(specs, list):
+        raise ProtocolError("header 'arr' is not an array")
+    inline = sum(1 for spec in specs if not (isinstance(spec, list) and len(spec) == 3))
+    if inline != len(buffers) - 2:
+        raise ProtocolError(f"header describes {inline} array frames but {len(buffers) - 2} came")
+    arrays, next_frame = [], 2
+    for spec in specs:
+        try:
+            dtype_str, shape, *ref = spec
+            dtype = np.dtype(dtype_str)
+            if dtype.kind not in _ALLOWED_DTYPE_KINDS:
+                raise ValueError(f"dtype {dtype} not allowed")
+            if ref:
+                if attach is None:
+                    raise ValueError("a shared-memory array, but this receiver has no shared memory")
+                arrays.append(attach(src, dtype, list(shape), ref[0]))
+            else:
+                array = np.frombuffer(buffers[next_frame], dtype=dtype).reshape(shape)
+                array.flags.writeable = False  # a view on a received frame: read-only, like shared ones
+                arrays.append(array)
+                next_frame += 1
+        except Exception as exc:
+            raise ProtocolError(f"bad array {spec!r}: {exc}") from None
+    return arrays
 
 
 def _buffer(frame: Any) -> memoryview | bytes:

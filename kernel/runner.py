@@ -18,6 +18,7 @@ from rich.console import Console
 
 from kernel.core import Kernel
 from kernel.launchfile import LaunchFile
+from kernel.shm import remove_segments
 from kernel.supervisor import Supervisor
 
 log = structlog.get_logger("framebus.run")
@@ -104,6 +105,7 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
             loop.remove_signal_handler(sig)
         announce.unlink(missing_ok=True)
         shutil.rmtree(ipc_dir, ignore_errors=True)
+        remove_segments(ipc_dir.name)
     if not kernel.finished.done():
         status, reason = "interrupted", "stopped"
     summary = {

@@ -26,6 +26,7 @@ from kernel.core import Kernel
 from kernel.launchfile import BusSpec, InputSpec, LaunchFile, NodeSpec, RunSpec
 from kernel.node import Node
 from kernel.runtime import NodeRuntime
+from kernel.shm import remove_segments
 from kernel.supervisor import Supervisor
 
 InputDecl = str | Sequence[str] | Mapping[str, Any]
@@ -142,6 +143,7 @@ class Harness:
                 self._probe_task.cancel()
         self.kernel.close()
         shutil.rmtree(self.ipc_dir, ignore_errors=True)
+        remove_segments(self.ipc_dir.name)
 
     async def __aenter__(self) -> Harness:
         return self

@@ -174,7 +174,7 @@ class ForeignNode:
         self.ctl.send_multipart(frames)
 
     def connect_peers(self, peers):
-        for node, (endpoint, _incarnation) in peers.items():
+        for node, (endpoint, _incarnation, *_features) in peers.items():
             if node == self.id:
                 continue
             known = self.peers.get(node)

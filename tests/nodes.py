@@ -106,3 +106,31 @@ class ClockEnv(Node):
             await self.publish("log", {"t": t, "actions": actions, "waited": time.monotonic() - start,
                                        "at": time.time()})
         await self.publish("log", {"stats": self.clock.stats()})
+
+
+class Hoarder(Node):
+    """Keeps every array it receives (like an agent's frame memory) and checks none changed."""
+
+    inputs = ("in",)
+
+    async def setup(self) -> None:
+        self.kept: list[tuple[int, np.ndarray]] = []
+
+    @on_input("in")
+    async def keep(self, msg: Message) -> None:
+        if self.params.get("keep", True):
+            self.kept.append((msg.body["i"], msg.body["a"]))
+        else:
+            assert int(msg.body["a"][0]) == msg.body["i"] % 256
+
+    @service("check")
+    def check(self, body: object) -> dict:
+        intact = all(bool((a == i % 256).all()) for i, a in self.kept)
+        return {"count": len(self.kept), "intact": intact,
+                "writeable": any(a.flags.writeable for _, a in self.kept)}
+
+    @service("forget")
+    def forget(self, body: object) -> int:
+        n = len(self.kept)
+        self.kept.clear()
+        return n

@@ -1,0 +1,95 @@
+"""More small test nodes (clock, faults, tracing); they run as real processes under the supervisor."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from kernel.node import Message, Node, on_input, service
+
+
+class ThinkingAgent(Node):
+    """Answers each ``obs`` after ``think_s`` seconds with ``{"t": step}`` on ``action`` (same step).
+
+    It remembers, per observation, the step it saw, when it arrived and when the answer left, so a
+    test can check that a lockstep world never moved on before the answer.
+    """
+
+    inputs = ("obs",)
+    outputs = ("action",)
+
+    async def setup(self) -> None:
+        self.seen: list[dict] = []
+
+    @on_input("obs")
+    async def decide(self, msg: Message) -> None:
+        arrived = time.time()
+        await asyncio.sleep(float(self.params.get("think_s", 0.0)))
+        await self.publish("action", {"t": msg.step}, step=msg.step)
+        self.seen.append({"step": msg.step, "body_t": msg.body.get("t"), "arrived": arrived, "answered": time.time()})
+
+    @service("seen")
+    def report(self, body: object) -> list[dict]:
+        return self.seen
+
+
+class SilentAgent(Node):
+    """Reads every ``obs`` and never answers: a model that hangs."""
+
+    inputs = ("obs",)
+    outputs = ("action",)
+
+    async def setup(self) -> None:
+        self.count = 0
+
+    @on_input("obs")
+    async def ignore(self, msg: Message) -> None:
+        self.count += 1
+
+    @service("count")
+    def report(self, body: object) -> int:
+        return self.count
+
+
+class TraceStart(Node):
+    """A driver: its ``run`` publishes one message and waits for the acknowledgement."""
+
+    inputs = ("ack",)
+    outputs = ("out",)
+
+    async def run(self) -> None:
+        await self.publish("out", {"question": 41})
+        msg = await asyncio.wait_for(self.recv("ack"), 20.0)
+        self.log.info("acknowledged", body=msg.body)
+
+
+class TraceMiddle(Node):
+    """Handles ``in`` by calling service ``work`` of node ``params.target`` and acking the answer."""
+
+    inputs = ("in",)
+    outputs = ("ack",)
+
+    @on_input("in")
+    async def handle(self, msg: Message) -> None:
+        answer = await self.request(str(self.params.get("target", "c")), "work", msg.body)
+        await self.publish("ack", answer)
+
+
+class TraceEnd(Node):
+    @service("work")
+    def work(self, body: dict) -> dict:
+        return {"answer": int(body["question"]) + 1}
+
+
+class SlowJudge(Node):
+    """The hello judge, but it takes ``delay_s`` before ending each episode (e.g. a model as judge)."""
+
+    inputs = ("step",)
+
+    @on_input("step")
+    async def score(self, msg: Message) -> None:
+        step = msg.body
+        if not step["done"]:
+            return
+        await asyncio.sleep(float(self.params.get("delay_s", 0.2)))
+        await self.end_episode(step["episode"], success=float(step["reached"]), steps=step["t"] + 1)

@@ -1,0 +1,196 @@
+"""The `launch` command as a user runs it: a real process, from anywhere, with a run folder."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import yaml
+
+from tests.helpers import ROOT, launch
+
+NODES = {"env", "agent", "judge"}
+
+
+def _episodes(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / "episodes.jsonl").read_text().splitlines() if line.strip()]
+
+
+def test_run_hello_from_another_directory_writes_a_complete_run_folder(tmp_path):
+    out = tmp_path / "out"
+    result = launch("run", "hello.yaml", "--out", str(out), cwd=tmp_path, timeout=90)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "completed", summary["reason"]
+    assert summary["run_id"] == "out"
+    assert Path(summary["launch_file"]) == ROOT / "launch" / "hello.yaml"
+    assert Path(summary["run_dir"]) == out.resolve()
+    assert summary["episodes"] == {"total": 5, "completed": 5, "failed": 0}
+    assert summary["resumed_episodes"] == 0
+    metrics = summary["metrics"]
+    assert {"score", "success"} <= set(metrics)
+    assert 0.0 <= metrics["success"] <= 1.0 and metrics["score"] >= 0.0
+    assert summary["nodes"]["env"]["clock"]["mode"] == "lockstep"
+    assert all(n["exit_code"] == 0 for n in summary["nodes"].values()), summary["nodes"]
+
+    episodes = _episodes(out)
+    assert len(episodes) == 5
+    assert sorted(e["episode_id"] for e in episodes) == [f"ep{i:05d}" for i in range(5)]
+    assert all(e["status"] == "completed" and "score" in e["metrics"] for e in episodes)
+
+    logs = {p.name for p in (out / "logs").iterdir()}
+    for node in NODES:
+        assert {f"{node}.log", f"{node}.jsonl"} <= logs, logs
+    resolved = yaml.safe_load((out / "launch.yaml").read_text())
+    assert {n["id"] for n in resolved["nodes"]} == NODES
+    assert resolved["run"]["episodes"] == 5
+    # nothing was written into the working directory but the run folder
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_rerun_with_the_same_out_resumes_and_only_plays_missing_episodes(tmp_path):
+    out = tmp_path / "out"
+    first = launch("run", "hello.yaml", "--out", str(out), cwd=tmp_path, timeout=90)
+    assert first.returncode == 0, first.stdout + first.stderr
+    before = _episodes(out)
+    assert len(before) == 5
+
+    again = launch("run", "hello.yaml", "--out", str(out), cwd=tmp_path, timeout=90)
+    assert again.returncode == 0, again.stdout + again.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "completed", summary["reason"]
+    assert summary["resumed_episodes"] == 5
+    assert summary["episodes"] == {"total": 5, "completed": 5, "failed": 0}
+    assert _episodes(out) == before  # nothing re-run, nothing appended
+
+    more = launch("run", "hello.yaml", "--out", str(out), "--episodes", "7", cwd=tmp_path, timeout=90)
+    assert more.returncode == 0, more.stdout + more.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "completed", summary["reason"]
+    assert summary["resumed_episodes"] == 5
+    assert summary["episodes"] == {"total": 7, "completed": 7, "failed": 0}
+    after = _episodes(out)
+    assert after[:5] == before
+    assert [e["episode_id"] for e in after[5:]] == ["ep00005", "ep00006"]
+
+
+def test_validate_points_at_a_typo_with_a_suggestion(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "500")  # one error on one line
+    path = tmp_path / "typo.yaml"
+    path.write_text(textwrap.dedent("""\
+        name: typo
+        nodes:
+          - id: env
+            uses: hello.env
+          - id: agent
+            uses: hello.agent
+            inptus:
+              obs: env/obs
+        """))
+    result = launch("validate", str(path), cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert f"{path}:7:5" in result.stderr, result.stderr
+    assert "inptus" in result.stderr
+    assert "did you mean 'inputs'" in result.stderr
+    assert result.stdout == ""
+
+    good = launch("validate", "hello.yaml", cwd=tmp_path)
+    assert good.returncode == 0, good.stderr
+    assert {n["id"] for n in yaml.safe_load(good.stdout)["nodes"]} == NODES
+
+
+def test_graph_as_mermaid_has_every_edge(tmp_path):
+    result = launch("graph", "hello.yaml", "--format", "mermaid", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].strip() == "flowchart LR"
+    edges = [ln.strip() for ln in lines if "-->" in ln]
+    assert sorted(edges) == sorted([
+        'n_agent -->|"action→action"| n_env',
+        'n_env -->|"obs→obs"| n_agent',
+        'n_env -->|"step→step"| n_judge',
+    ])
+    for node in NODES:
+        assert any(ln.strip().startswith(f'n_{node}["{node}') for ln in lines), result.stdout
+
+
+def test_ls_lists_the_bundled_launch_files(tmp_path):
+    result = launch("ls", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "hello.yaml" in result.stdout
+    assert "Proof of life" in result.stdout
+    bundled = sorted(p.name for p in (ROOT / "launch").glob("*.yaml"))
+    assert all(name in result.stdout for name in bundled)
+
+
+UNDECLARED_INPUT = """
+name: badwire
+nodes:
+  - id: env
+    uses: hello.env
+    inputs: {action: agent/action}
+    clock: {mode: lockstep, deadline: 1.0}
+  - id: agent
+    uses: hello.agent
+    inputs:
+      obs: env/obs
+      reward: env/step
+run: {episodes: 2}
+"""
+
+
+def test_wiring_an_input_the_node_does_not_declare_fails_fast_and_says_which(tmp_path):
+    path = tmp_path / "badwire.yaml"
+    path.write_text(textwrap.dedent(UNDECLARED_INPUT))
+    out = tmp_path / "out"
+    result = launch("run", str(path), "--out", str(out), cwd=tmp_path, timeout=60)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "failed"
+    assert summary["duration_s"] < 30  # not the 300 s ready timeout
+    reason = summary["reason"]
+    assert "'agent'" in reason and "'reward'" in reason, reason
+    assert "obs" in reason  # what the node does declare
+    assert summary["nodes"]["agent"]["state"] == "failed"
+    assert "reward" in (summary["nodes"]["agent"]["error"] or "")
+    flat = " ".join(result.stderr.split())
+    assert "reward" in flat and "agent" in flat, result.stderr
+    assert summary["episodes"]["completed"] == 0
+
+
+SLOW_JUDGE = """
+name: slowjudge
+nodes:
+  - id: env
+    uses: hello.env
+    params: {length: 4, max_steps: 10}
+    inputs: {action: agent/action}
+    clock: {mode: lockstep, deadline: 5.0, default_action: stay}
+  - id: agent
+    uses: hello.agent
+    inputs: {obs: env/obs}
+  - id: judge
+    uses: tests.nodes_extra:SlowJudge
+    params: {delay_s: 0.3}
+    inputs: {step: {from: env/step, policy: fifo, size: 100}}
+run: {episodes: 3}
+"""
+
+
+def test_run_completes_when_the_judge_ends_the_last_episode_after_the_env_is_done(tmp_path):
+    # The environment plays all episodes in milliseconds; the judge ends each one 0.3 s after its
+    # last step. Every episode does end, so the run must complete, not fail for "missing" episodes.
+    path = tmp_path / "slowjudge.yaml"
+    path.write_text(textwrap.dedent(SLOW_JUDGE))
+    out = tmp_path / "out"
+    result = launch("run", str(path), "--out", str(out), cwd=tmp_path, timeout=60)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "completed", summary["reason"]
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert summary["episodes"] == {"total": 3, "completed": 3, "failed": 0}
+    assert len(_episodes(out)) == 3
