@@ -194,7 +194,9 @@ class NodeRuntime:
             # within that window, and the reply then skips the event loop's wake-up and task switch.
             # Concurrent requests never block the loop like this.
             if _poll_in(sock, FAST_REPLY_MS):
-                self._drain(sock, *sock.__dict__["_fb_drain"])
+                self._on_peer_reply(recv_frames(sock, 2), node)
+                # Anything else that arrived is read on the loop's next turn, off this reply's path.
+                loop.call_soon(self._drain, sock, *sock.__dict__["_fb_drain"])
             if fut.done():
                 self._pending.pop(cid, None)
                 return fut.result()
