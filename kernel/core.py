@@ -319,7 +319,8 @@ class Kernel:
         return {
             "run": self.lf.name, "pid": os.getpid(), "paused": self.paused, "started": self.started,
             "episodes": self.book.counts(),
-            "nodes": {n: {"state": s.state, "pid": s.pid, "incarnation": s.incarnation,
+            "endpoint": self.endpoint,
+            "nodes": {n: {"state": s.state, "pid": s.pid, "incarnation": s.incarnation, "inbox": s.inbox,
                           "clock": s.stats.get("clock")} for n, s in self.nodes.items()},
         }
 

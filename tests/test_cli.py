@@ -194,3 +194,33 @@ def test_run_completes_when_the_judge_ends_the_last_episode_after_the_env_is_don
     assert result.returncode == 0, result.stdout + result.stderr
     assert summary["episodes"] == {"total": 3, "completed": 3, "failed": 0}
     assert len(_episodes(out)) == 3
+
+
+def test_tcp_transport_binds_every_socket_to_loopback(tmp_path):
+    import json as _json
+
+    from tests.helpers import launch_bg, wait_until
+
+    proc = launch_bg("run", "hello.yaml", "--set", "bus.transport=tcp", "--set", "agent.think_s=0.05",
+                     "--episodes", "500", "--out", str(tmp_path / "run"), cwd=tmp_path)
+    try:
+        status = {}
+
+        def running() -> bool:
+            nonlocal status
+            res = launch("ctl", "status", "--run", str(tmp_path / "run"))
+            if res.returncode != 0:
+                return False
+            status = _json.loads(res.stdout)
+            return status["started"] and all(n["inbox"] for n in status["nodes"].values())
+
+        assert wait_until(running, 60, 0.5)
+        endpoints = [status["endpoint"], *(n["inbox"] for n in status["nodes"].values())]
+        assert all(e.startswith("tcp://127.0.0.1:") for e in endpoints), endpoints
+        assert launch("ctl", "stop", "--run", str(tmp_path / "run")).returncode == 0
+        proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    summary = _json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["status"] == "stopped" and summary["episodes"]["completed"] > 0
