@@ -155,6 +155,12 @@ def _print_summary(summary: dict[str, Any]) -> None:
         f"{ep['failed']} failed{'; ' + metrics if metrics else ''}\nrun folder: {summary['run_dir']}",
         highlight=False, soft_wrap=True,
     )
+    for edge in summary.get("stats", {}).get("edges", []):
+        if edge["dropped"]:
+            console.print(f"[yellow]dropped[/] {edge['dropped']} of {edge['sent']} messages on {edge['edge']} "
+                          f"(policy {edge['policy']})", highlight=False)
+    for node, errors in summary.get("stats", {}).get("decode_errors", {}).items():
+        console.print(f"[yellow]malformed[/] messages dropped by {node}: {errors}", highlight=False)
 
 
 if __name__ == "__main__":

@@ -110,6 +110,8 @@ class Kernel:
         lost = self.book.node_lost(node_id)
         if lost:
             log.warning("episodes returned to the deck", node=node_id, episodes=lost)
+        if st.state == "failed" and not self.started:
+            self.finish("failed", f"node {node_id!r} exited with code {code} before the run started")
         self._check_done()
 
     # messaging ------------------------------------------------------------------------------

@@ -224,3 +224,29 @@ def test_tcp_transport_binds_every_socket_to_loopback(tmp_path):
             proc.kill()
     summary = _json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["status"] == "stopped" and summary["episodes"]["completed"] > 0
+
+
+def test_a_node_that_cannot_start_fails_the_run_at_once_with_its_last_lines(tmp_path):
+    import json as _json
+    import time as _time
+
+    path = tmp_path / "broken.yaml"
+    path.write_text(textwrap.dedent("""
+        name: broken
+        nodes:
+          - id: env
+            uses: hello.env
+            inputs: {action: agent/action}
+          - id: agent
+            uses: json:JSONDecoder
+            inputs: {obs: env/obs}
+        run: {episodes: 2}
+    """))
+    t0 = _time.monotonic()
+    res = launch("run", str(path), "--out", str(tmp_path / "run"), cwd=tmp_path)
+    assert _time.monotonic() - t0 < 20
+    assert res.returncode == 1
+    assert "node 'agent' exited with code 1" in res.stderr + res.stdout
+    assert "is not a framebus Node class" in res.stderr + res.stdout  # its last lines are shown
+    summary = _json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["status"] == "failed" and "agent" in summary["reason"]
