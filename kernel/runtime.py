@@ -211,6 +211,10 @@ class NodeRuntime:
             timer.cancel()
             self._pending.pop(cid, None)
 
+    async def wait_started(self) -> None:
+        """Until this node processed ``start`` (and so every ``peers`` update sent before it)."""
+        await self._started.wait()
+
     # lifecycle ------------------------------------------------------------------------------
     async def main(self) -> int:
         """Register, set up, serve until told to stop; returns the process exit code."""

@@ -119,6 +119,8 @@ class Harness:
         await asyncio.wait_for(self.kernel.ready_event.wait(), ready_timeout)
         if run:
             self.kernel.start()
+            if self._probe_task is not None:
+                await asyncio.wait_for(self.probe_runtime.wait_started(), 10)
 
     async def wait_finished(self, timeout: float = 30.0) -> tuple[str, str]:
         assert self.kernel.finished is not None
