@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return _dispatch(args)
-    except LaunchError as exc:
+    except (LaunchError, PreflightFailed) as exc:
         console.print(f"[bold red]error:[/] {exc}", highlight=False)
         return 2
     except KeyboardInterrupt:
@@ -61,13 +61,24 @@ def _file_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--episodes", type=int, help="override run.episodes")
 
 
-def _load(args: argparse.Namespace) -> launchfile.LaunchFile:
-    return launchfile.load(launchfile.resolve_path(args.file), sets=args.sets, episodes=args.episodes)
+def _load(args: argparse.Namespace, *, check: bool = False) -> launchfile.LaunchFile:
+    lf = launchfile.load(launchfile.resolve_path(args.file), sets=args.sets, episodes=args.episodes)
+    if check:
+        from kernel.preflight import problems
+
+        found = problems(lf)
+        if found:
+            raise PreflightFailed("\n".join(found))
+    return lf
+
+
+class PreflightFailed(Exception):
+    """The launch file is valid but cannot run here (e.g. a missing API key)."""
 
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "run":
-        lf = _load(args)
+        lf = _load(args, check=True)
         logs.configure("kernel")
         from kernel import runner
 
@@ -82,7 +93,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             print(json.dumps(summary))
         return runner.EXIT_CODES.get(summary["status"], 1)
     if args.command == "validate":
-        lf = _load(args)
+        lf = _load(args, check=True)
         print(lf.to_yaml(), end="")
         console.print(f"[green]ok[/] {lf.source}: {len(lf.nodes)} nodes, {len(lf.edges())} edges")
         return 0

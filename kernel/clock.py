@@ -81,6 +81,9 @@ class Clock:
     async def actions(self, step: int, input: str = "action") -> dict[str, Any]:
         """The actions for ``step``, one per agent, according to the clock's mode."""
         await self.gate()
+        if not self.wait_for and not self._sources(input):
+            self.frame += 1
+            return {}  # nobody acts in this world (an idle baseline, a replay)
         if self.mode == "realtime":
             return await self._realtime(input)
         return await self._lockstep(step, input)

@@ -317,6 +317,14 @@ class Kernel:
         raise ValueError(f"the kernel has no service {svc!r}; it offers episode.next, episode.report, episode.end, "
                          "ctl.pause, ctl.resume, ctl.step, ctl.stop, stats, status")
 
+    def summary_sections(self) -> dict[str, Any]:
+        """What nodes put in summary.json (Node.summarize); same-named sections add up."""
+        merged: dict[str, Any] = {}
+        for st in self.nodes.values():
+            for name, data in (st.stats.get("summary") or {}).items():
+                merged[name] = _add(merged.get(name), data)
+        return merged
+
     def status(self) -> dict[str, Any]:
         return {
             "run": self.lf.name, "pid": os.getpid(), "paused": self.paused, "started": self.started,
@@ -347,3 +355,15 @@ class Kernel:
         while True:
             await asyncio.sleep(self.lf.bus.heartbeat)
             self.broadcast("hb", {})
+
+
+def _add(a: Any, b: Any) -> Any:
+    """Add two summary values: numbers add, mappings merge key by key, anything else: the newer."""
+    if a is None:
+        return b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return {k: _add(a.get(k), b.get(k)) if k in a and k in b else (b[k] if k in b else a[k])
+                for k in {**a, **b}}
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return a + b
+    return b

@@ -129,6 +129,18 @@ class Node:
             "kernel", "episode.end", {"episode": _eid(episode), "status": status, "metrics": metrics}
         )
 
+    def summarize(self, section: str, data: dict[str, Any]) -> None:
+        """Put ``data`` into the run's summary.json under ``section`` (sent with heartbeats and at
+        exit). Sections of the same name from several nodes are merged by adding their numbers."""
+        self._rt.summary_sections[section] = data
+
+    @classmethod
+    def preflight(cls, params: dict[str, Any]) -> list[str]:
+        """Problems that must stop a run before any process starts (a missing API key, say).
+
+        ``launch run`` and ``launch validate`` call this in the launcher, so keep it cheap."""
+        return []
+
     # context ---------------------------------------------------------------------------------
     @property
     def clock(self) -> Clock:

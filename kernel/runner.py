@@ -122,6 +122,7 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
                       "exit_code": supervisor.procs[n].exit_code, "error": s.error,
                       "clock": s.stats.get("clock") if s.stats.get("clock", {}).get("mode") != "free" else None}
                   for n, s in kernel.nodes.items()},
+        **kernel.summary_sections(),
         "stats": kernel.stats(),
         "run_dir": str(run_dir),
     }

@@ -101,6 +101,7 @@ class NodeRuntime:
         self._main_thread = threading.get_ident()
         self.exit_code = 0
         self.clock = Clock(None, self.queue, self.sources)
+        self.summary_sections: dict[str, dict[str, Any]] = {}  # merged into summary.json by the kernel
         self.services: dict[str, Callable[..., Any]] = {}
         self.handlers: dict[str, Callable[[Message], Awaitable[None]]] = {}
         for name, member in inspect.getmembers(type(node)):
@@ -625,6 +626,7 @@ class NodeRuntime:
             "decode_errors": dict(self.decode_errors),
             "clock": self.clock.stats(),
             "shm": self._shm_pool.stats() if self._shm_pool is not None else None,
+            "summary": self.summary_sections,
         }
 
     # helpers ----------------------------------------------------------------------------------

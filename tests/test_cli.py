@@ -238,15 +238,30 @@ def test_a_node_that_cannot_start_fails_the_run_at_once_with_its_last_lines(tmp_
             uses: hello.env
             inputs: {action: agent/action}
           - id: agent
-            uses: json:JSONDecoder
-            inputs: {obs: env/obs}
+            uses: tests.nodes:CrashOnStart
+            params: {crashes: 99}
         run: {episodes: 2}
-    """))
+    """).replace("inputs: {action: agent/action}", "params: {max_steps: 3}"))
     t0 = _time.monotonic()
     res = launch("run", str(path), "--out", str(tmp_path / "run"), cwd=tmp_path)
     assert _time.monotonic() - t0 < 20
     assert res.returncode == 1
     assert "node 'agent' exited with code 1" in res.stderr + res.stdout
-    assert "is not a framebus Node class" in res.stderr + res.stdout  # its last lines are shown
+    assert "crash number 1 on purpose" in res.stderr + res.stdout  # its last lines are shown
     summary = _json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["status"] == "failed" and "agent" in summary["reason"]
+
+
+def test_preflight_stops_a_run_before_any_process_starts(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text(textwrap.dedent("""
+        name: bad
+        nodes:
+          - id: agent
+            uses: json:JSONDecoder
+    """))
+    res = launch("run", str(path), "--out", str(tmp_path / "run"), cwd=tmp_path)
+    assert res.returncode == 2
+    assert "bad.yaml: node 'agent': cannot load json:JSONDecoder" in res.stderr
+    assert "Traceback" not in res.stderr
+    assert not (tmp_path / "run").exists()
