@@ -81,16 +81,16 @@ class Clock:
     async def actions(self, step: int, input: str = "action") -> dict[str, Any]:
         """The actions for ``step``, one per agent, according to the clock's mode."""
         await self.gate()
-        if not self.wait_for and not self._sources(input):
-            self.frame += 1
-            return {}  # nobody acts in this world (an idle baseline, a replay)
         if self.mode == "realtime":
             return await self._realtime(input)
         return await self._lockstep(step, input)
 
     async def _lockstep(self, step: int, input: str) -> dict[str, Any]:
-        queue = self._queue(input)
         agents = self.wait_for or self._sources(input)
+        if not agents:  # nobody acts in this world (an idle baseline, a replay)
+            self.frame += 1
+            return {}
+        queue = self._queue(input)
         got: dict[str, Any] = {}
         deadline = None if self.deadline is None else time.monotonic() + self.deadline
         while len(got) < len(agents):
@@ -126,13 +126,12 @@ class Clock:
             self.late_frames += 1  # the environment itself could not keep the rate
             self._next_frame = now
         self._next_frame += period
-        queue = self._queue(input)
-        while (msg := queue.get_nowait()) is not None:
+        agents = self.wait_for or self._sources(input)
+        while agents and (msg := self._queue(input).get_nowait()) is not None:
             self._latest[msg.src] = msg.body
             if msg.step is not None:
                 self.decisions += 1
                 self.frames_per_decision[max(0, self.frame - msg.step)] += 1
-        agents = self.wait_for or self._sources(input)
         self.frame += 1
         return {a: self._latest.get(a, self.default_action) for a in agents}
 
