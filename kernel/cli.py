@@ -48,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _dispatch(args)
     except (LaunchError, PreflightFailed) as exc:
-        console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -21,8 +21,8 @@ import zmq
 from kernel import protocol
 from kernel.episodes import EpisodeBook
 from kernel.launchfile import LaunchFile, NodeSpec
-from kernel.sockets import readable, recv_frames
 from kernel.protocol import CTL, DATA, ERR, REP, REQ, TAP, Message
+from kernel.sockets import readable, recv_frames
 
 log = structlog.get_logger("framebus.kernel")
 DRAIN_S = float(os.environ.get("FRAMEBUS_DRAIN_S", "30"))

@@ -969,7 +969,7 @@ def _expand(entries: list[_Y]) -> list[_Y]:
         replica = node.get("replica")
         own = (group.value, replica.value) if group is not None and replica is not None else None
 
-        def rename(name: str, y: _Y) -> list[_Y]:
+        def rename(name: str, y: _Y, own: tuple[Any, Any] | None = own) -> list[_Y]:
             if name not in grouped:
                 return [y]
             g, count = grouped[name]

@@ -30,10 +30,10 @@ from kernel import protocol, tracing
 from kernel.clock import Clock
 from kernel.inputs import InputQueue
 from kernel.node import Node, RemoteError, RequestTimeout
-from kernel.sockets import readable, recv_frames, send_frames
 from kernel.protocol import CREDIT, CTL, DATA, ERR, RELEASE, REP, REQ, TAP, Message
 from kernel.shm import THRESHOLD as SHM_THRESHOLD
 from kernel.shm import ShmPool, ShmReader, shm_dir
+from kernel.sockets import readable, recv_frames, send_frames
 
 log = structlog.get_logger("framebus.runtime")
 

@@ -30,7 +30,7 @@ TERM_GRACE_S = 1.5
 _COLORS = ["cyan", "magenta", "green", "yellow", "blue", "bright_red", "bright_cyan", "bright_magenta"]
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """Runs in the child between fork and exec: SIGKILL me when the launching thread dies."""
     try:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
@@ -77,7 +77,7 @@ class Supervisor:
             proc.process = await asyncio.create_subprocess_exec(
                 *self.command(spec), env=env, stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True, preexec_fn=_die_with_parent,
+                start_new_session=True, preexec_fn=die_with_parent,
             )
         except OSError as exc:
             self._say(proc, f"cannot start {self.command(spec)}: {exc}", error=True)
