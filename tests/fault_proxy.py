@@ -1,0 +1,85 @@
+"""An HTTP proxy in front of a real model server that injects the faults a hosted API shows.
+
+The model node's retry logic is what the tests exercise; the answers still come from the real
+server. A script decides per request: ``"pass"``, an HTTP status to return (``429``, ``503``), or
+``("sleep", seconds)`` before passing on.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class FaultProxy:
+    def __init__(self, upstream: str, script: list[Any] | None = None, default: Any = "pass") -> None:
+        self.upstream = upstream.rstrip("/")  # e.g. http://127.0.0.1:8000 (no /v1)
+        self.script = list(script or [])
+        self.default = default
+        self.requests = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self._forward(None)
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with proxy._lock:
+                    proxy.requests += 1
+                    action = proxy.script.pop(0) if proxy.script else proxy.default
+                    proxy.in_flight += 1
+                    proxy.max_in_flight = max(proxy.max_in_flight, proxy.in_flight)
+                try:
+                    if isinstance(action, int):
+                        self.send_response(action)
+                        self.send_header("Content-Type", "application/json")
+                        payload = b'{"error": {"message": "injected fault", "type": "injected"}}'
+                        self.send_header("Content-Length", str(len(payload)))
+                        self.end_headers()
+                        self.wfile.write(payload)
+                        return
+                    if isinstance(action, tuple) and action[0] == "sleep":
+                        time.sleep(action[1])
+                    self._forward(body)
+                finally:
+                    with proxy._lock:
+                        proxy.in_flight -= 1
+
+            def _forward(self, body: bytes | None) -> None:
+                req = urllib.request.Request(proxy.upstream + self.path, data=body, method=self.command,
+                                             headers={"Content-Type": "application/json"})
+                try:
+                    with urllib.request.urlopen(req, timeout=300) as r:
+                        status, data = r.status, r.read()
+                except urllib.error.HTTPError as e:
+                    status, data = e.code, e.read()
+                except OSError:
+                    return  # the client went away (e.g. after its own timeout)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except OSError:
+                    pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
