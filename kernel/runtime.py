@@ -220,9 +220,6 @@ class NodeRuntime:
     async def main(self) -> int:
         """Register, set up, serve until told to stop; returns the process exit code."""
         self.loop = asyncio.get_running_loop()
-        self._credit_event = asyncio.Event()
-        self._started = asyncio.Event()
-        self._stop = asyncio.Event()
         self._bind_inbox()
         self._ctl = self.ctx.socket(zmq.DEALER)
         self._ctl.setsockopt(zmq.IDENTITY, self.id.encode())
@@ -473,10 +470,7 @@ class NodeRuntime:
             if is_async:
                 self._spawn(self._serve_async(fn, msg, reply))
                 return
-            if tracing.enabled():
-                with tracing.span(f"{self.id}.{msg.topic}", parent=msg.traceparent):
-                    result = fn(msg.body)
-            else:
+            with tracing.span(f"{self.id}.{msg.topic}", parent=msg.traceparent):
                 result = fn(msg.body)
             reply(protocol.encode(REP, self.id, msg.topic, result, dst=msg.src, cid=msg.cid, max_bytes=self.max_bytes))
         except Exception as exc:

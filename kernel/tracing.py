@@ -11,7 +11,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 _tracer: Any = None
 _propagator: Any = None
@@ -55,15 +55,16 @@ def enabled() -> bool:
     return _tracer is not None
 
 
-@contextlib.contextmanager
-def span(name: str, parent: str | None = None, **attributes: Any) -> Iterator[Any]:
-    """A span that is a child of ``parent`` (a W3C traceparent) or of the current span."""
+_NO_SPAN = contextlib.nullcontext()
+
+
+def span(name: str, parent: str | None = None, **attributes: Any) -> contextlib.AbstractContextManager[Any]:
+    """A span that is a child of ``parent`` (a W3C traceparent) or of the current span; with
+    tracing off, a shared no-op (this runs once per message)."""
     if _tracer is None:
-        yield None
-        return
+        return _NO_SPAN
     ctx = _propagator.extract({"traceparent": parent}) if parent else None
-    with _tracer.start_as_current_span(name, context=ctx, attributes=attributes or None) as s:
-        yield s
+    return _tracer.start_as_current_span(name, context=ctx, attributes=attributes or None)
 
 
 def current_traceparent() -> str | None:

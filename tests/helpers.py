@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -62,3 +63,21 @@ def children_of(pid: int) -> list[int]:
         found += kids
         frontier += kids
     return found
+
+
+# hello.yaml kept running for a long time, with quicker heartbeats so `launch ctl status` moves fast
+LONG_HELLO = ["hello.yaml", "--episodes", "100000", "--set", "bus.heartbeat=0.2"]
+
+
+def announced(run_dir: Path) -> dict | None:
+    """The announcement of the running graph whose run folder is ``run_dir`` (what `launch ctl` reads)."""
+    from kernel.runner import active_dir
+
+    for f in active_dir().glob("*.json"):
+        try:
+            info = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        if info.get("run_dir") == str(run_dir):
+            return info
+    return None

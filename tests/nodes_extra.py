@@ -6,6 +6,7 @@ import asyncio
 import time
 
 from kernel.node import Message, Node, on_input, service
+from nodes.judge.hello import HelloJudge
 
 
 class ThinkingAgent(Node):
@@ -81,15 +82,11 @@ class TraceEnd(Node):
         return {"answer": int(body["question"]) + 1}
 
 
-class SlowJudge(Node):
+class SlowJudge(HelloJudge):
     """The hello judge, but it takes ``delay_s`` before ending each episode (e.g. a model as judge)."""
-
-    inputs = ("step",)
 
     @on_input("step")
     async def score(self, msg: Message) -> None:
-        step = msg.body
-        if not step["done"]:
-            return
-        await asyncio.sleep(float(self.params.get("delay_s", 0.2)))
-        await self.end_episode(step["episode"], success=float(step["reached"]), steps=step["t"] + 1)
+        if msg.body["done"]:
+            await asyncio.sleep(float(self.params.get("delay_s", 0.2)))
+        await super().score(msg)

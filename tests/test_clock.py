@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import textwrap
 import time
 
 from kernel.client import KernelClient
 from kernel.testing import Harness
-from tests.helpers import launch, launch_bg, wait_until
+from tests.helpers import LONG_HELLO, announced, launch, launch_bg, wait_until
 from tests.nodes import ClockEnv
 from tests.nodes_extra import SilentAgent, ThinkingAgent
 
@@ -164,39 +163,6 @@ async def test_pause_step_resume_through_the_kernel_services():
         assert clock()["timeouts"] == 0
 
 
-CTL_GRAPH = """
-name: ctltest
-bus: {heartbeat: 0.2}
-nodes:
-  - id: env
-    uses: hello.env
-    params: {length: 8, max_steps: 20}
-    inputs: {action: agent/action}
-    clock: {mode: lockstep, deadline: 5.0, default_action: stay}
-  - id: agent
-    uses: hello.agent
-    params: {think_s: 0.02}
-    inputs: {obs: {from: env/obs, policy: latest}}
-  - id: judge
-    uses: hello.judge
-    inputs: {step: env/step}
-run: {episodes: 100000}
-"""
-
-
-def _announcement(run_dir) -> dict | None:
-    from kernel.runner import active_dir
-
-    for f in active_dir().glob("*.json"):
-        try:
-            info = json.loads(f.read_text())
-        except (OSError, ValueError):
-            continue
-        if info.get("run_dir") == str(run_dir):
-            return info
-    return None
-
-
 def _ctl(run_dir, *args: str) -> dict:
     """`launch ctl ...` as a user types it; its stdout is the kernel's JSON reply."""
     result = launch("ctl", *args, "--run", str(run_dir), timeout=30)
@@ -205,14 +171,12 @@ def _ctl(run_dir, *args: str) -> dict:
 
 
 def test_launch_ctl_pause_step_resume_and_stop_a_running_graph(tmp_path):
-    path = tmp_path / "ctl.yaml"
-    path.write_text(textwrap.dedent(CTL_GRAPH))
     run_dir = tmp_path / "run"
-    proc = launch_bg("run", str(path), "--out", str(run_dir))
+    proc = launch_bg("run", *LONG_HELLO, "--set", "agent.think_s=0.02", "--out", str(run_dir))
     try:
-        assert wait_until(lambda: _announcement(run_dir) is not None, 60), "the graph never announced itself"
+        assert wait_until(lambda: announced(run_dir) is not None, 60), "the graph never announced itself"
         # polling goes straight to the kernel (fast); every command and check below is the real CLI
-        poll = KernelClient(_announcement(run_dir)["endpoint"], timeout=10.0)
+        poll = KernelClient(announced(run_dir)["endpoint"], timeout=10.0)
 
         def env_clock() -> dict:
             return poll.call("status", {})["nodes"]["env"]["clock"] or {"frame": 0, "paused": False}
@@ -252,7 +216,7 @@ def test_launch_ctl_pause_step_resume_and_stop_a_running_graph(tmp_path):
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["status"] == "stopped", summary["reason"]
     assert summary["nodes"]["env"]["clock"]["frame"] >= frozen + 13
-    assert _announcement(run_dir) is None  # the graph is no longer announced
+    assert announced(run_dir) is None  # the graph is no longer announced
 
 
 def test_launch_ctl_without_a_running_graph_says_so(tmp_path):

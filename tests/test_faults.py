@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import textwrap
 import time
 
 import msgpack
@@ -17,7 +16,7 @@ from kernel import protocol
 from kernel.node import RemoteError
 from kernel.protocol import MessageTooLarge
 from kernel.testing import Harness
-from tests.helpers import launch, launch_bg, wait_until
+from tests.helpers import LONG_HELLO, announced, launch, launch_bg, wait_until
 from tests.nodes import Emitter, Services, SlowSink
 
 
@@ -146,38 +145,7 @@ async def test_oversized_messages_fail_on_the_sender_and_are_dropped_by_the_rece
         assert not h.exits
 
 
-STATS_GRAPH = """
-name: statstest
-bus: {heartbeat: 0.2}
-nodes:
-  - id: env
-    uses: hello.env
-    params: {length: 8, max_steps: 20}
-    inputs: {action: agent/action}
-    clock: {mode: lockstep, deadline: 5.0, default_action: stay}
-  - id: agent
-    uses: hello.agent
-    params: {think_s: 0.01}
-    inputs: {obs: {from: env/obs, policy: latest}}
-  - id: judge
-    uses: hello.judge
-    inputs: {step: env/step}
-run: {episodes: 100000}
-"""
-
 EDGES = ["agent/action -> env/action", "env/obs -> agent/obs", "env/step -> judge/step"]
-
-
-def _announced(run_dir) -> bool:
-    from kernel.runner import active_dir
-
-    for f in active_dir().glob("*.json"):
-        try:
-            if json.loads(f.read_text())["run_dir"] == str(run_dir):
-                return True
-        except (OSError, ValueError, KeyError):
-            pass
-    return False
 
 
 def _json(*args: str) -> dict:
@@ -188,12 +156,10 @@ def _json(*args: str) -> dict:
 
 def test_launch_stats_shows_every_edge_of_a_running_graph(tmp_path, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")  # rich tables: do not wrap edge names
-    path = tmp_path / "stats.yaml"
-    path.write_text(textwrap.dedent(STATS_GRAPH))
     run_dir = tmp_path / "run"
-    proc = launch_bg("run", str(path), "--out", str(run_dir))
+    proc = launch_bg("run", *LONG_HELLO, "--set", "agent.think_s=0.01", "--out", str(run_dir))
     try:
-        assert wait_until(lambda: _announced(run_dir), 60), "the graph never announced itself"
+        assert wait_until(lambda: announced(run_dir) is not None, 60), "the graph never announced itself"
 
         def traffic() -> bool:
             edges = _json("stats", "--run", str(run_dir), "--json")["edges"]

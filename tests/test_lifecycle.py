@@ -10,7 +10,7 @@ import textwrap
 import time
 
 from kernel.testing import Harness
-from tests.helpers import alive, children_of, launch_bg, wait_until
+from tests.helpers import alive, announced, children_of, launch_bg, wait_until
 from tests.nodes import CrashOnStart, Hung, Services
 
 
@@ -84,20 +84,8 @@ def _start_graph(tmp_path):
     path.write_text(textwrap.dedent(HANGING_GRAPH).replace("{python}", sys.executable))
     proc = launch_bg("run", str(path), "--out", str(tmp_path / "run"))
     # all five nodes (and the grandchild's python) up and running
-    assert wait_until(lambda: len(children_of(proc.pid)) >= 6 and _running(tmp_path), 60), proc.stdout
+    assert wait_until(lambda: len(children_of(proc.pid)) >= 6 and announced(tmp_path / "run") is not None, 60), proc.stdout
     return proc
-
-
-def _running(tmp_path) -> bool:
-    from kernel.runner import active_dir
-
-    for f in active_dir().glob("*.json"):
-        try:
-            if json.loads(f.read_text())["run_dir"] == str(tmp_path / "run"):
-                return True
-        except (OSError, ValueError):
-            pass
-    return False
 
 
 def test_ctrl_c_stops_every_process_within_five_seconds_even_with_a_hung_node(tmp_path):
