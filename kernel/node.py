@@ -21,6 +21,7 @@ Everything else (sockets, heartbeats, lifecycle, queues, tracing) is the runtime
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence, TypeVar
 
 import structlog
@@ -150,6 +151,11 @@ class Node:
     @property
     def seed(self) -> int:
         return int(self._rt.run.get("seed", 0))
+
+    @property
+    def run_dir(self) -> Path | None:
+        """The run folder, for results a node writes itself (step records, recordings)."""
+        return Path(self._rt.run_dir) if self._rt.run_dir else None
 
     @property
     def log(self) -> structlog.typing.FilteringBoundLogger:

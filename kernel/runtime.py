@@ -67,6 +67,7 @@ class NodeRuntime:
         self.state = "starting"
         self.params: dict[str, Any] = {}
         self.run: dict[str, Any] = {}
+        self.run_dir: str | None = None
         self.max_bytes = protocol.DEFAULT_MAX_MESSAGE_BYTES
         self.heartbeat = 0.5
         self.queues: dict[str, InputQueue] = {}
@@ -309,6 +310,7 @@ class NodeRuntime:
         self.params = dict(w.get("params") or {})
         self.node.params = self.params
         self.run = dict(w.get("run") or {})
+        self.run_dir: str | None = w.get("run_dir")
         self.max_bytes = int(w.get("max_message_bytes", self.max_bytes))
         self.heartbeat = float(w.get("heartbeat", self.heartbeat))
         for name, spec in (w.get("inputs") or {}).items():

@@ -5,7 +5,7 @@ probe node in the test's own event loop that feeds their inputs and reads their 
         h.add("agent", HelloAgent, inputs={"obs": "probe/obs"})
         probe = h.probe(inputs={"action": "agent/action"}, outputs=["obs"])
         await h.start()
-        await probe.publish("obs", {"position": 0, "goal": 3}, step=0)
+        await probe.publish("obs", {"position": 0, "target": 3}, step=0)
         msg = await probe.recv("action")
 """
 
@@ -63,8 +63,8 @@ class Harness:
         self.run_dir = run_dir or Path(tempfile.mkdtemp(prefix="fbtest-"))
         self.console = Console(stderr=True, quiet=quiet)
         self._probe: Probe | None = None
-        self._probe_spec: NodeSpec | None = None
-        self._probe_task: asyncio.Task[int] | None = None
+        self._locals: list[tuple[Node, NodeSpec]] = []
+        self._local_tasks: list[asyncio.Task[int]] = []
 
     def add(self, node_id: str, cls: type[Node] | str, *, params: Mapping[str, Any] | None = None,
             inputs: Mapping[str, InputDecl] | None = None, restart: Mapping[str, Any] | None = None,
@@ -82,14 +82,22 @@ class Harness:
               clock: Mapping[str, Any] | None = None) -> Probe:
         """The in-test node: ``await probe.publish(...)``, ``await probe.recv(...)``, ``probe.request(...)``."""
         self._probe = Probe(list(inputs or {}), outputs)
-        self._probe_spec = NodeSpec(id="probe", uses="kernel.testing:Probe",
-                                    inputs={k: input_spec(v) for k, v in (inputs or {}).items()},
-                                    clock=dict(clock) if clock else None)
+        self.local("probe", self._probe, inputs=inputs, clock=clock)
         return self._probe
+
+    def local(self, node_id: str, node: Node, *, params: Mapping[str, Any] | None = None,
+              inputs: Mapping[str, InputDecl] | None = None, clock: Mapping[str, Any] | None = None) -> Node:
+        """Run ``node`` in the test's own process and event loop (not as a child process), so the
+        test can reach into it: post pygame key events to a human player, say."""
+        uses = f"{type(node).__module__}:{type(node).__qualname__}"
+        self._locals.append((node, NodeSpec(id=node_id, uses=uses, params=dict(params or {}),
+                                            inputs={k: input_spec(v) for k, v in (inputs or {}).items()},
+                                            clock=dict(clock) if clock else None)))
+        return node
 
     @property
     def launch_file(self) -> LaunchFile:
-        nodes = self.specs + ([self._probe_spec] if self._probe_spec else [])
+        nodes = self.specs + [spec for _, spec in self._locals]
         return LaunchFile(name="harness", source=Path("<harness>"), bus=self.bus, nodes=nodes,
                           run=RunSpec(episodes=self.episodes, seed=self.seed))
 
@@ -102,7 +110,7 @@ class Harness:
         await self.kernel.open()
         root = str(Path(__file__).resolve().parents[1])
         env = {"FRAMEBUS_KERNEL": self.kernel.endpoint, "FRAMEBUS_IPC_DIR": str(self.ipc_dir),
-               "FRAMEBUS_LOG_DIR": str(self.run_dir / "logs"),
+               "FRAMEBUS_LOG_DIR": str(self.run_dir / "logs"), "FRAMEBUS_RUN_DIR": str(self.run_dir),
                "PYTHONPATH": os.pathsep.join(p for p in (os.getcwd(), root, os.environ.get("PYTHONPATH")) if p)}
         self.exits: list[tuple[str, int | None, bool]] = []
 
@@ -112,15 +120,18 @@ class Harness:
 
         self.supervisor = Supervisor(self.specs, env, self.run_dir / "logs", self.console, on_exit)
         await self.supervisor.start_all()
-        if self._probe is not None:
-            self.probe_runtime = NodeRuntime(self._probe, "probe", self.kernel.endpoint, inbox_dir=str(self.ipc_dir),
-                                             exit_on_orphan=False)
-            self._probe_task = asyncio.ensure_future(self.probe_runtime.main())
+        runtimes = []
+        for node, spec in self._locals:
+            rt = NodeRuntime(node, spec.id, self.kernel.endpoint, inbox_dir=str(self.ipc_dir), exit_on_orphan=False)
+            if node is self._probe:
+                self.probe_runtime = rt
+            runtimes.append(rt)
+            self._local_tasks.append(asyncio.ensure_future(rt.main()))
         await asyncio.wait_for(self.kernel.ready_event.wait(), ready_timeout)
         if run:
             self.kernel.start()
-            if self._probe_task is not None:
-                await asyncio.wait_for(self.probe_runtime.wait_started(), 10)
+            for rt in runtimes:
+                await asyncio.wait_for(rt.wait_started(), 10)
 
     async def wait_finished(self, timeout: float = 30.0) -> tuple[str, str]:
         assert self.kernel.finished is not None
@@ -138,11 +149,11 @@ class Harness:
         if not hasattr(self, "kernel") or self.kernel.sock.closed:
             return
         await self.supervisor.stop_all(self.kernel.stop_nodes)
-        if self._probe_task is not None:
+        for task in self._local_tasks:
             try:
-                await asyncio.wait_for(self._probe_task, 3.0)
+                await asyncio.wait_for(task, 3.0)
             except (asyncio.TimeoutError, Exception):
-                self._probe_task.cancel()
+                task.cancel()
         self.kernel.close()
         shutil.rmtree(self.ipc_dir, ignore_errors=True)
         remove_segments(self.ipc_dir.name)

@@ -1,12 +1,14 @@
 """An HTTP proxy in front of a real model server that injects the faults a hosted API shows.
 
 The model node's retry logic is what the tests exercise; the answers still come from the real
-server. A script decides per request: ``"pass"``, an HTTP status to return (``429``, ``503``), or
-``("sleep", seconds)`` before passing on.
+server. A script decides per request: ``"pass"``, an HTTP status to return (``429``, ``503``),
+``("sleep", seconds)`` before passing on, or ``"garbage"`` (a 200 whose body is not JSON). After
+the script, ``rate`` of the requests (drawn from a seeded generator) get one of ``faults``.
 """
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 import urllib.error
@@ -16,10 +18,15 @@ from typing import Any
 
 
 class FaultProxy:
-    def __init__(self, upstream: str, script: list[Any] | None = None, default: Any = "pass") -> None:
+    def __init__(self, upstream: str, script: list[Any] | None = None, default: Any = "pass", *,
+                 rate: float = 0.0, faults: list[Any] | None = None, seed: int = 0) -> None:
         self.upstream = upstream.rstrip("/")  # e.g. http://127.0.0.1:8000 (no /v1)
         self.script = list(script or [])
         self.default = default
+        self.rate = rate
+        self.faults = list(faults or [])
+        self.rng = random.Random(seed)
+        self.injected: list[Any] = []
         self.requests = 0
         self.in_flight = 0
         self.max_in_flight = 0
@@ -37,7 +44,14 @@ class FaultProxy:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 with proxy._lock:
                     proxy.requests += 1
-                    action = proxy.script.pop(0) if proxy.script else proxy.default
+                    if proxy.script:
+                        action = proxy.script.pop(0)
+                    elif proxy.rate and proxy.rng.random() < proxy.rate:
+                        action = proxy.rng.choice(proxy.faults)
+                    else:
+                        action = proxy.default
+                    if action != "pass":
+                        proxy.injected.append(action)
                     proxy.in_flight += 1
                     proxy.max_in_flight = max(proxy.max_in_flight, proxy.in_flight)
                 try:
@@ -49,7 +63,15 @@ class FaultProxy:
                         self.end_headers()
                         self.wfile.write(payload)
                         return
-                    if isinstance(action, tuple) and action[0] == "sleep":
+                    if action == "garbage":
+                        payload = b'{"id": "chatcmpl-x", "choices": [{"mess'  # cut off mid-object
+                        self.send_response(200)
+                        self.send_header("Content-Type", "application/json")
+                        self.send_header("Content-Length", str(len(payload)))
+                        self.end_headers()
+                        self.wfile.write(payload)
+                        return
+                    if isinstance(action, (tuple, list)) and action[0] == "sleep":
                         time.sleep(action[1])
                     self._forward(body)
                 finally:

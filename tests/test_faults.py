@@ -183,7 +183,7 @@ def test_launch_stats_shows_every_edge_of_a_running_graph(tmp_path, monkeypatch)
         assert sorted(e["edge"] for e in stats["edges"]) == EDGES
         by_edge = {e["edge"]: e for e in stats["edges"]}
         assert by_edge["env/obs -> agent/obs"]["policy"] == "latest"
-        assert by_edge["env/step -> judge/step"]["policy"] == "fifo"
+        assert by_edge["env/step -> judge/step"]["policy"] == "block"
         for e in stats["edges"]:
             assert e["sent"] == e["received"] > 0, e
             assert e["dropped"] == 0, e

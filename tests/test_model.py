@@ -11,7 +11,6 @@ import base64
 import io
 import json
 import textwrap
-import threading
 
 import numpy as np
 import pytest
@@ -20,33 +19,10 @@ from PIL import Image
 from kernel.node import RemoteError
 from kernel.testing import Harness
 from nodes.model.images import to_data_url
-from nodes.model.server import ManagedServer
 from tests.fault_proxy import FaultProxy
 from tests.helpers import launch
 
 CHAT = {"messages": [{"role": "user", "content": "Say hello in one word."}], "sampling": {"max_tokens": 8}}
-
-
-class _Log:
-    def info(self, *a, **k):
-        pass
-
-    error = warning = info
-
-
-@pytest.fixture(scope="module")
-def embedded_url():
-    """The managed embedded server, run on its own event loop for the module's tests."""
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    server = ManagedServer({"kind": "vllm-cpu", "startup_timeout_s": 900}, log=_Log())
-    url = asyncio.run_coroutine_threadsafe(server.start(), loop).result(timeout=960)
-    yield url
-    asyncio.run_coroutine_threadsafe(server.stop(), loop).result(timeout=30)
-    assert server.process is not None and server.process.returncode is not None  # nothing left behind
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(5)
 
 
 def _model(h: Harness, url: str, **params) -> None:

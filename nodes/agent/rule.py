@@ -8,7 +8,7 @@ from kernel.node import Message, Node, on_input
 
 
 class HelloAgent(Node):
-    """Steps toward the goal. ``think_s`` makes it slow on purpose, to watch lockstep hold the world."""
+    """Steps toward the target. ``think_s`` makes it slow on purpose, to watch lockstep hold the world."""
 
     inputs = ("obs",)
     outputs = ("action",)
@@ -19,5 +19,5 @@ class HelloAgent(Node):
         if think:
             await asyncio.sleep(think)
         obs = msg.body
-        action = "right" if obs["goal"] > obs["position"] else "left" if obs["goal"] < obs["position"] else "stay"
+        action = "right" if obs["target"] > obs["position"] else "left" if obs["target"] < obs["position"] else "stay"
         await self.publish("action", action, step=msg.step)

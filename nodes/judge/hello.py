@@ -6,7 +6,7 @@ from kernel.node import Message, Node, on_input
 
 
 class HelloJudge(Node):
-    """Success is reaching the goal; the score rewards reaching it in few steps."""
+    """Success is reaching the target; the score rewards reaching it in few steps."""
 
     inputs = ("step",)
 
@@ -15,8 +15,9 @@ class HelloJudge(Node):
         step = msg.body
         if not step["done"]:
             return
+        info = step["info"]
         steps = step["t"] + 1
-        optimal = step["goal"]
-        score = 100.0 * optimal / steps if step["reached"] else 0.0
-        self.log.info("scored", episode=step["episode"], reached=step["reached"], steps=steps, score=round(score, 1))
-        await self.end_episode(step["episode"], success=float(step["reached"]), steps=steps, score=score)
+        optimal = info["target"]
+        score = 100.0 * optimal / steps if info["reached"] else 0.0
+        self.log.info("scored", episode=step["episode"], reached=info["reached"], steps=steps, score=round(score, 1))
+        await self.end_episode(step["episode"], success=float(info["reached"]), steps=steps, score=score)

@@ -11,6 +11,7 @@ and get ``{"text", "finish_reason", "usage", "latency_s", "cost_usd", "cached", 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import time
@@ -24,7 +25,13 @@ from kernel.node import Node, service
 from nodes.model.cache import ResponseCache, request_key
 from nodes.model.images import openai_messages
 
-RETRYABLE = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError)
+
+class GarbledReply(ValueError):
+    """The server answered 200 with something that is not a chat completion."""
+
+
+RETRYABLE = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError,
+             openai.APIResponseValidationError, json.JSONDecodeError, GarbledReply)
 NO_KEY = "none"  # api_key_env value for local servers that need no key
 
 
@@ -117,6 +124,8 @@ class ChatModel(Node):
             start = time.monotonic()
             try:
                 response = await self.client.chat.completions.create(**request)
+                if not getattr(response, "choices", None):
+                    raise GarbledReply("the reply has no choices")
             except RETRYABLE as exc:
                 if retries >= self.max_retries:
                     self.totals.failures += 1
@@ -185,3 +194,4 @@ class _Usage:
 
     def as_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__slots__}
+

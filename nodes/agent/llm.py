@@ -1,0 +1,219 @@
+"""The LLM agent: observation -> prompt -> model node -> parsed action, with memory and planning.
+
+It reaches its model only through the model node's ``chat`` service, so the same agent plays with
+GPT-4o, a vLLM server or the embedded CPU model; and it learns the environment only from the
+observation (``docs/environments.md``), so one class plays every pack, with a prompt template per
+environment family.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from collections import Counter
+from typing import Any
+
+from kernel.node import Message, Node, RemoteError, RequestTimeout, on_input
+from nodes.agent.memory import ALL, ChatMemory, Turn, window
+from nodes.agent.records import StepRecords, printable
+from nodes.agent.templates import Template, fields_of, load_template
+
+POLICIES = ("skip", "idle", "random", "end")
+STOP = {"stop": True}
+
+
+class LLMAgent(Node):
+    """Params (launch file), all optional:
+
+    * ``model`` (``model``): the id of the model node to ask;
+    * ``template``: a bundled template name or a YAML path; default: the observation's ``env``
+      family (``kidgym/CL`` -> ``kidgym``);
+    * ``planning``: ``online`` (a call per step) or ``global`` (one call on the first observation
+      returns the whole action sequence, played one per step, then the agent stops the episode);
+    * ``am`` / ``om``: action and observation memory windows (ints or ``all``); ``history: false``
+      means no memory at all; an observation with ``memory: true`` (a memory task) keeps all of
+      both unless they are set here;
+    * ``cot``, ``icl``: chain-of-thought and in-context example switches;
+    * ``images``: ``auto`` (send frames when the observation has them), ``true`` or ``false``
+      (text renderings only: the embedded model is text-only);
+    * ``regenerate`` (2): extra calls after an unparsable reply;
+    * ``on_invalid``: ``skip`` (no action this step), ``idle`` (the environment's idle action),
+      ``random`` (a random action once ``invalid_after`` replies in a row were unusable; skip
+      before that) or ``end`` (stop the episode after ``invalid_after`` in a row);
+    * ``sampling``: per-request sampling params for the model node; ``system_role`` (true): put
+      the rules in a system message, or (false) in the first user turn for models without one;
+    * ``ife_share`` (0.9), ``ife_min_steps`` (10): the instruction-following-error flag.
+    """
+
+    inputs = ("obs",)
+    outputs = ("action",)
+
+    async def setup(self) -> None:
+        p = self.params
+        self.model_id: str = p.get("model", "model")
+        self.planning: str = p.get("planning", "online")
+        if self.planning not in ("online", "global"):
+            raise ValueError(f"param planning must be online or global, got {self.planning!r}")
+        self.policy: str = p.get("on_invalid", "skip")
+        if self.policy not in POLICIES:
+            raise ValueError(f"param on_invalid must be one of {', '.join(POLICIES)}, got {self.policy!r}")
+        self.invalid_after = int(p.get("invalid_after", 3))
+        self.sampling: dict[str, Any] = dict(p.get("sampling") or {})
+        self.timeout = float(p.get("model_timeout_s", 600.0))
+        self.ife_share = float(p.get("ife_share", 0.9))
+        self.ife_min_steps = int(p.get("ife_min_steps", 10))
+        self.template: Template | None = load_template(p["template"]) if p.get("template") else None
+        self.records = StepRecords(self.run_dir, self.id)
+        self.episode: str | None = None
+
+    async def teardown(self) -> None:
+        self.records.close()
+
+    def _setting(self, key: str, default: Any) -> Any:
+        if key in self.params:
+            return self.params[key]
+        assert self.template is not None
+        return self.template.defaults.get(key, default)
+
+    def _new_episode(self, obs: dict[str, Any]) -> None:
+        if self.template is None or (not self.params.get("template") and self.template.name != _family(obs)):
+            self.template = load_template(_family(obs))
+        memory_task = bool(obs.get("memory"))
+        history = self._setting("history", True)
+        am = window(self._setting("am", ALL if memory_task else 5), "am") if history else 0
+        om = window(self._setting("om", ALL if memory_task else 1), "om") if history else 1
+        if memory_task and "am" not in self.params:
+            am = om = ALL
+        images = self._setting("images", "auto")
+        self.images = bool(obs.get("frame") is not None) if images == "auto" else bool(images)
+        self.memory = ChatMemory(am, om, self.images)
+        self.regenerate = int(self._setting("regenerate", 2))
+        self.cot = bool(self._setting("cot", True))
+        self.icl = bool(self._setting("icl", False))
+        self.episode = obs.get("episode")
+        self.plan: list[Any] | None = None
+        self.stats = Counter[str]()
+        self.chosen = Counter[str]()
+        self.invalid_streak = 0
+        self.rng = random.Random(zlib.crc32(f"{self.seed}/{self.id}/{self.episode}".encode()))
+
+    @on_input("obs")
+    async def act(self, msg: Message) -> None:
+        obs = msg.body
+        if obs.get("episode") != self.episode or self.template is None:
+            self._new_episode(obs)
+        record: dict[str, Any] = {"episode": self.episode, "t": obs.get("t"), "mode": self.planning}
+        if self.planning == "global":
+            if self.plan is None:
+                found, record = await self._decide(obs, "global")
+                self.plan = list(found) or [self._invalid(obs)]
+            action = self.plan.pop(0) if self.plan else {**STOP, "reason": "plan finished"}
+        else:
+            found, record = await self._decide(obs, "online")
+            action = found[0] if found else self._invalid(obs)
+        self.records.write({**record, "sent": action})
+        await self.publish("action", action, step=msg.step)
+
+    async def _decide(self, obs: dict[str, Any], mode: str) -> tuple[list[str], dict[str, Any]]:
+        """Ask the model (with bounded regeneration) and parse; counts the step and returns the
+        actions found with the step's record."""
+        assert self.template is not None
+        tpl = self.template
+        fields = {**fields_of(obs), "observation": "{observation}"}
+        key = "first" if not self.memory.turns else "next"
+        prompt = tpl.render(key, getattr(tpl, key), fields)
+        frames = [f for f in (*(obs.get("frames") or ()), obs.get("frame")) if f is not None]
+        self.memory.add(Turn(prompt=prompt, text=str(obs.get("text", "")), frames=frames))
+        head = self._head(obs, mode)
+        parser = tpl.parser(mode)
+        allowed = [str(a) for a in obs.get("actions") or []]
+        retry: list[tuple[str, str]] = []
+        usage = {"prompt_tokens": 0, "completion_tokens": 0}
+        latency = cost = 0.0
+        reply_text, error, found = "", None, []
+        messages: list[dict[str, Any]] = []
+        calls = 0
+        for _attempt in range(1 + self.regenerate):
+            messages = self.memory.messages(head, retry)
+            try:
+                reply = await self.request(self.model_id, "chat", {
+                    "messages": messages, "episode": self.episode, "sampling": self.sampling}, timeout=self.timeout)
+            except (RemoteError, RequestTimeout) as exc:
+                error = str(exc)
+                self.log.warning("model call failed", episode=self.episode, t=obs.get("t"), error=error)
+                break
+            calls += 1
+            reply_text = reply["text"]
+            for k in usage:
+                usage[k] += int(reply["usage"].get(k, 0))
+            latency += float(reply.get("latency_s", 0.0))
+            cost += float(reply.get("cost_usd", 0.0))
+            found = parser(reply_text, allowed)
+            if found:
+                break
+            retry.append((reply_text, tpl.render("regenerate", tpl.regenerate, fields)))
+        self.memory.turns[-1].reply = reply_text
+        self.stats["decisions"] += 1
+        self.stats["unparsable"] += int(not found)
+        self.stats["regenerations"] += max(0, calls - 1)
+        self.stats["model_errors"] += int(error is not None)
+        if found:
+            self.invalid_streak = 0
+            self.chosen[found[0]] += 1
+        else:
+            self.invalid_streak += 1
+        record = {
+            "episode": self.episode, "t": obs.get("t"), "mode": mode, "prompt": printable(messages),
+            "response": reply_text, "attempts": calls, "actions": found,
+            "action": found[0] if found else None, "valid": bool(found), "error": error, "usage": usage,
+            "latency_s": round(latency, 4), "cost_usd": cost,
+        }
+        await self._report()
+        return found, record
+
+    def _head(self, obs: dict[str, Any], mode: str) -> list[dict[str, Any]]:
+        assert self.template is not None
+        tpl = self.template
+        fields = fields_of(obs)
+        parts = [tpl.render("system", tpl.system, fields), tpl.render(f"io.{mode}", tpl.io[mode], fields),
+                 tpl.render("cot", tpl.cot.get("on" if self.cot else "off", ""), fields)]
+        if self.icl and tpl.icl:
+            parts.append(tpl.render("icl", tpl.icl, fields))
+        text = "\n\n".join(p.strip() for p in parts if p and p.strip())
+        if self.params.get("system_role", True):
+            return [{"role": "system", "content": text}]
+        return [{"role": "user", "content": text}, {"role": "assistant", "content": "Understood."}]
+
+    def _invalid(self, obs: dict[str, Any]) -> Any:
+        """What to send when the model gave nothing usable, per ``on_invalid``."""
+        if self.policy == "idle":
+            return obs.get("idle")
+        if self.policy == "random" and self.invalid_streak >= self.invalid_after and obs.get("actions"):
+            return self.rng.choice(list(obs["actions"]))
+        if self.policy == "end" and self.invalid_streak >= self.invalid_after:
+            return {**STOP, "reason": f"{self.invalid_streak} unusable replies in a row"}
+        return None
+
+    async def _report(self) -> None:
+        """Per-episode agent metrics, sent every step so they are in before the judge closes it."""
+        n = self.stats["decisions"]
+        unparsable = self.stats["unparsable"] / n if n else 0.0
+        top = max(self.chosen.values(), default=0) / n if n else 0.0
+        ife = unparsable > self.ife_share or (n >= self.ife_min_steps and top > self.ife_share)
+        assert self.episode is not None
+        try:
+            await self.report(self.episode, **{
+                f"{self.id}_decisions": n, f"{self.id}_unparsable": self.stats["unparsable"],
+                f"{self.id}_regenerations": self.stats["regenerations"],
+                f"{self.id}_model_errors": self.stats["model_errors"],
+                f"{self.id}_top_action_share": round(top, 4), f"{self.id}_ife": int(ife)})
+        except (RemoteError, RequestTimeout) as exc:  # an episode the judge already closed
+            self.log.debug("agent metrics not recorded", episode=self.episode, error=str(exc))
+
+
+def _family(obs: dict[str, Any]) -> str:
+    env = str(obs.get("env") or "")
+    if not env:
+        raise ValueError("the observation names no env, so no prompt template can be chosen; set the agent's "
+                         "template param")
+    return env.split("/", 1)[0]

@@ -1,0 +1,110 @@
+"""Turning a model's reply into actions.
+
+Each benchmark asks for its own output format, and its published numbers depend on how strictly
+the reply is read, so parsers are named and chosen by the prompt template (``parser:``), never
+guessed. A parser returns the actions it found (``[]`` when the reply is unusable); the agent, not
+the parser, decides what an unusable reply costs.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from typing import Callable, Sequence
+
+Parser = Callable[[str, Sequence[str]], list[str]]
+
+_STRIP = " \t\r\n`'\"*.:;!"
+
+
+def _exact(token: str, actions: Sequence[str]) -> str | None:
+    token = token.strip(_STRIP)
+    for action in actions:
+        if token.lower() == action.lower():
+            return action
+    return None
+
+
+def _after(marker: str, text: str) -> str | None:
+    """The text after the last line that starts with ``marker`` (case-insensitive), if any."""
+    hits = list(re.finditer(rf"^[ \t]*{re.escape(marker)}[ \t]*:?", text, re.IGNORECASE | re.MULTILINE))
+    return text[hits[-1].end():] if hits else None
+
+
+def section_action(text: str, actions: Sequence[str], *, marker: str = "# action") -> list[str]:
+    """MageBench Online: the first non-empty line after ``# action`` must be exactly one action name.
+
+    Case and surrounding quotes or backticks are forgiven; anything else in that line is not, as
+    in the benchmark's own parser, so a chatty reply counts as unparsable."""
+    tail = _after(marker, text)
+    if tail is None:
+        return []
+    for line in tail.splitlines():
+        if line.strip(_STRIP):
+            found = _exact(line, actions)
+            return [found] if found else []
+    return []
+
+
+def section_list(text: str, actions: Sequence[str], *, marker: str = "### Actions") -> list[str]:
+    """MageBench Global: a comma-separated list after ``### Actions``; unknown tokens are dropped."""
+    tail = _after(marker, text)
+    if tail is None:
+        return []
+    tokens = re.split(r"[,\n]", tail)
+    return [a for a in (_exact(t, actions) for t in tokens) if a]
+
+
+def answer_option(text: str, actions: Sequence[str]) -> list[str]:
+    """KidGym: strip an optional ``<answer>`` tag, then an option quoted in full, then a standalone
+    option letter in range, then any in-range capital letter (the released code's order, which is
+    what makes the paper's own examples parse)."""
+    if m := re.search(r"<answer>\s*(.*?)\s*</answer>", text, re.IGNORECASE | re.DOTALL):
+        text = m.group(1)
+    for action in actions:
+        if f"'{action}'" in text:
+            return [action]
+    letters = string.ascii_uppercase[: len(actions)]
+    if not letters:
+        return []
+    if m := re.search(rf"\b([{letters}])\b", text):
+        return [actions[letters.index(m.group(1))]]
+    if m := re.search(rf"[{letters}]", text):
+        return [actions[letters.index(m.group(0))]]
+    return []
+
+
+def first_mention(text: str, actions: Sequence[str]) -> list[str]:
+    """The action name mentioned first, as a whole word: forgiving, for small models that will not
+    keep to a format (the embedded 135M model rarely does)."""
+    best: tuple[int, str] | None = None
+    for action in actions:
+        if m := re.search(rf"(?<![\w]){re.escape(action)}(?![\w])", text, re.IGNORECASE):
+            if best is None or m.start() < best[0]:
+                best = (m.start(), action)
+    return [best[1]] if best else []
+
+
+def mention_list(text: str, actions: Sequence[str]) -> list[str]:
+    """Every action name mentioned, in order: a forgiving Global plan."""
+    names = "|".join(re.escape(a) for a in sorted(actions, key=len, reverse=True))
+    if not names:
+        return []
+    return [_exact(m.group(0), actions) or m.group(0)
+            for m in re.finditer(rf"(?<![\w])(?:{names})(?![\w])", text, re.IGNORECASE)]
+
+
+PARSERS: dict[str, Parser] = {
+    "section_action": section_action,
+    "section_list": section_list,
+    "answer_option": answer_option,
+    "first_mention": first_mention,
+    "mention_list": mention_list,
+}
+
+
+def get_parser(name: str) -> Parser:
+    try:
+        return PARSERS[name]
+    except KeyError:
+        raise ValueError(f"unknown parser {name!r}; allowed: {', '.join(sorted(PARSERS))}") from None
