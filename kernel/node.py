@@ -165,6 +165,10 @@ class Node:
         """The node ids wired into an input (e.g. the agents an environment waits for)."""
         return self._rt.sources(input)
 
+    def readers(self, output: str) -> list[str]:
+        """The node ids wired to read an output (e.g. whether a judge will end the episodes)."""
+        return list(self._rt._out_dsts.get(output, ()))
+
 
 def _eid(episode: Episode | str) -> str:
     return episode.id if isinstance(episode, Episode) else episode

@@ -1,0 +1,76 @@
+"""The KidGym judge: success rate per task and level, the paper's metric (100 rounds per cell).
+
+It ends each episode when the step stream says ``done``, with metrics ``success`` (1.0 or 0.0),
+``steps``, ``task``, ``level`` and ``round``, and keeps the run's table in summary.json under
+``kidgym``: per cell (``CL-L1``, ...) the episodes, successes and success rate, with the paper's
+random and human baselines beside them, and, when ``paper_model`` names a model of Table 2 (7, 8
+with ``paper_mode: cot`` / ``icl``), that model's published rate; plus the capability scores
+(App. D) once a capability's tasks have been played at all three levels.
+
+Params: ``paper_model`` (e.g. ``GPT-4o``), ``paper_mode`` (``zero-shot``, ``cot`` or ``icl``).
+Summary sections of one name from several nodes are added up by the kernel, so a graph should
+have a single KidGym judge.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kernel.node import Message, Node, RemoteError, RequestTimeout, on_input
+from nodes.game.kidgym.paper import CAPABILITY, HUMAN, MODES, RANDOM, find_model, paper_rate
+from nodes.game.kidgym.scoring import capability_scores
+
+
+class KidGymJudge(Node):
+    inputs = ("step",)
+
+    async def setup(self) -> None:
+        self.paper_model: str | None = self.params.get("paper_model")
+        self.paper_mode = str(self.params.get("paper_mode", "zero-shot")).lower()
+        if self.paper_mode not in MODES:
+            raise ValueError(f"param paper_mode must be one of {', '.join(MODES)}, got {self.paper_mode!r}")
+        self.counts: dict[str, list[int]] = {}  # "CL-L1" -> [episodes, successes]
+        self.summarize("kidgym", self.summary())
+
+    @on_input("step")
+    async def score(self, msg: Message) -> None:
+        step = msg.body
+        if not step.get("done"):
+            return
+        info = step.get("info") or {}
+        task, level = str(info["task"]), int(info["level"])
+        success = bool(info.get("success"))
+        try:
+            await self.end_episode(step["episode"], success=float(success), steps=int(info.get("steps", step["t"] + 1)),
+                                   task=task, level=level, round=int(info.get("round", 0)),
+                                   stopped=int(bool(info.get("stopped"))))
+        except (RemoteError, RequestTimeout) as exc:
+            self.log.warning("episode not ended", episode=step["episode"], error=str(exc))
+            return
+        cell = self.counts.setdefault(f"{task}-L{level}", [0, 0])
+        cell[0] += 1
+        cell[1] += int(success)
+        self.summarize("kidgym", self.summary())
+
+    def summary(self) -> dict[str, Any]:
+        cells: dict[str, Any] = {}
+        rates: dict[str, list[float | None]] = {}
+        for key, (n, wins) in sorted(self.counts.items()):
+            task, level = key.split("-L")
+            lv = int(level)
+            row: dict[str, Any] = {"episodes": n, "successes": wins, "success_rate": wins / n if n else 0.0,
+                                   "paper_random": RANDOM[task][lv - 1], "paper_human": HUMAN[task][lv - 1]}
+            if self.paper_model and (published := paper_rate(self.paper_model, task, lv, self.paper_mode)) is not None:
+                row["paper_model"] = published
+            cells[key] = row
+            rates.setdefault(task, [None, None, None])[lv - 1] = row["success_rate"]
+        total = sum(n for n, _ in self.counts.values())
+        wins = sum(w for _, w in self.counts.values())
+        out: dict[str, Any] = {"episodes": total, "successes": wins, "success_rate": wins / total if total else 0.0,
+                               "cells": cells, "capability": capability_scores(rates)}
+        if self.paper_model:
+            out["paper_model_name"] = self.paper_model
+            out["paper_mode"] = self.paper_mode
+            if self.paper_mode == "zero-shot" and (published := find_model(CAPABILITY, self.paper_model)) is not None:
+                out["paper_capability"] = published
+        return out
