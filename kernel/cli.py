@@ -40,6 +40,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("action", choices=["pause", "resume", "step", "stop", "status"])
     p.add_argument("n", nargs="?", type=int, default=1, help="steps for `step`")
     p.add_argument("--run", help="run id, run folder or launch pid (default: the newest running graph)")
+    p = sub.add_parser("export", help="one record per ended episode of a run, from its results database")
+    p.add_argument("run", type=Path, help="the run folder")
+    p.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+
     p = sub.add_parser("stats", help="per-edge message counts and drops of a running graph")
     p.add_argument("--run", help="run id, run folder or launch pid (default: the newest running graph)")
     p.add_argument("--json", action="store_true")
@@ -47,9 +51,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return _dispatch(args)
-    except (LaunchError, PreflightFailed) as exc:
+    except (LaunchError, PreflightFailed, FileNotFoundError) as exc:
         console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         return 2
+    except BrokenPipeError:  # `launch export RUN | head`: the reader has seen enough
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         return 130
 
@@ -77,6 +84,10 @@ class PreflightFailed(Exception):
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "export":
+        from kernel.export import export
+
+        return export(args.run, args.format, sys.stdout)
     if args.command == "run":
         lf = _load(args, check=True)
         logs.configure("kernel")

@@ -52,7 +52,7 @@ class Kernel:
         self.endpoint = endpoint
         self.trace = trace
         self.nodes = {spec.id: NodeState(spec) for spec in lf.nodes}
-        self.book = book or EpisodeBook(lf.run.episodes, lf.run.seed, run_dir / "episodes.jsonl")
+        self.book = book or EpisodeBook(lf.run.episodes, lf.run.seed, run_dir)
         self.edge_sent: Counter[tuple[str, str, str]] = Counter()  # (src, output, dst) from taps
         self.tap_listeners: list[Callable[[str, list[Any]], None]] = []
         self.finished: asyncio.Future[tuple[str, str]] | None = None
@@ -82,6 +82,7 @@ class Kernel:
         except Exception:
             pass
         self.sock.close(linger=0)
+        self.book.close()
 
     def start(self) -> None:
         """Every node is ready: let the drivers run."""
@@ -107,7 +108,10 @@ class Kernel:
             st.state = "restarting" if will_restart else ("stopped" if code == 0 else "failed")
         if self.finished is not None and self.finished.done():
             return  # the graph is stopping: nothing to retry
-        lost = self.book.node_lost(node_id)
+        self.book.store.error("node_exit", f"exit code {code}" + ("; restarting" if will_restart else ""),
+                              node=node_id)
+        drives = st.driver or self.book.owns_episodes(node_id)
+        lost = self.book.node_lost(node_id, all_in_flight=not drives)
         if lost:
             log.warning("episodes returned to the deck", node=node_id, episodes=lost)
         if st.state == "failed" and not self.started:

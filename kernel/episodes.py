@@ -1,7 +1,8 @@
 """The episode book: deals episodes to environment nodes and keeps their results on disk.
 
-Results are appended to ``episodes.jsonl`` the moment an episode ends, so a crash loses nothing, and a
-re-run with the same output folder skips the episodes that already ended.
+Results go to the run's SQLite store (kernel.store) and its ``episodes.jsonl`` mirror the moment an
+episode ends, so a crash loses nothing, and a re-run with the same output folder skips the
+episodes that already ended.
 """
 
 from __future__ import annotations
@@ -12,12 +13,15 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
+from kernel.store import ResultsStore
+
 
 class EpisodeBook:
-    def __init__(self, total: int | None, seed: int, path: Path, max_retries: int = 2) -> None:
+    def __init__(self, total: int | None, seed: int, run_dir: Path, max_retries: int = 2) -> None:
         self.total = total
         self.seed = seed
-        self.path = path
+        self.path = run_dir / "episodes.jsonl"
+        self.store = ResultsStore(run_dir)
         self.max_retries = max_retries
         self.records: dict[str, dict[str, Any]] = {}
         self._metrics: dict[str, dict[str, Any]] = {}
@@ -25,11 +29,13 @@ class EpisodeBook:
         self._retries: dict[str, int] = {}
         self._pending: deque[int] = deque()
         self._next_open = 0  # for open-ended runs (total None)
-        if path.exists():
-            for line in path.read_text().splitlines():
+        self.records.update(self.store.ended())
+        if not self.records and self.path.exists():  # a run folder from before the store existed
+            for line in self.path.read_text().splitlines():
                 if line.strip():
                     rec = json.loads(line)
                     self.records[rec["episode_id"]] = rec
+                    self.store.end(rec, None)
         self.resumed = len(self.records)
         if total is not None:
             self._pending.extend(i for i in range(total) if self.episode_id(i) not in self.records)
@@ -42,10 +48,12 @@ class EpisodeBook:
         if self.total is None:
             index = self._next_open
             self._next_open += 1
-        elif self._pending:
-            index = self._pending.popleft()
         else:
-            return None
+            while self._pending and self.episode_id(self._pending[0]) in self.records:
+                self._pending.popleft()  # a retried episode whose first attempt ended after all
+            if not self._pending:
+                return None
+            index = self._pending.popleft()
         eid = self.episode_id(index)
         self._owner[eid] = node
         self._metrics.setdefault(eid, {})
@@ -63,20 +71,34 @@ class EpisodeBook:
         rec = {"episode_id": eid, "status": status, "node": self._owner.pop(eid, None),
                "retries": self._retries.get(eid, 0), "metrics": merged}
         self.records[eid] = rec
-        with self.path.open("a") as fh:
-            fh.write(json.dumps(rec, default=_jsonable) + "\n")
+        if self.store.end(rec, int(eid[2:])):
+            with self.path.open("a") as fh:
+                fh.write(json.dumps(rec, default=_jsonable) + "\n")
 
-    def node_lost(self, node: str) -> list[str]:
-        """Give a dead node's unfinished episodes back to the deck (bounded retries)."""
-        lost = [eid for eid, owner in self._owner.items() if owner == node]
+    def node_lost(self, node: str, *, all_in_flight: bool = False) -> list[str]:
+        """Give the unfinished episodes a dead node took part in back to the deck (bounded retries).
+
+        The episodes it was dealt, or, for a node that is dealt none (an agent, a judge), every
+        episode in flight: any of them may have lost a message to it. An episode whose first attempt
+        still ends is kept as it ended, and its second attempt is skipped."""
+        lost = [eid for eid, owner in self._owner.items() if owner == node or all_in_flight]
         for eid in lost:
             del self._owner[eid]
             self._retries[eid] = self._retries.get(eid, 0) + 1
             if self._retries[eid] > self.max_retries:
                 self.end(eid, "failed", {"error": f"node {node} died {self._retries[eid]} times in this episode"})
+                self.store.error("failed", f"given up after {self._retries[eid]} attempts", node=node, episode=eid)
             else:
                 self._pending.appendleft(int(eid[2:]))
+                self.store.error("retry", f"node {node} died mid-episode; attempt {self._retries[eid] + 1} follows",
+                                 node=node, episode=eid)
         return lost
+
+    def owns_episodes(self, node: str) -> bool:
+        return node in self._owner.values()
+
+    def close(self) -> None:
+        self.store.close()
 
     @property
     def done(self) -> bool:

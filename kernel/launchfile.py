@@ -196,6 +196,7 @@ class RunSpec(_Strict):
     seed: int = 0
     out: str | None = None
     timeout: float | None = Field(default=None, gt=0)
+    metric: str | None = None  # the episode metric the progress display averages (default: score or success)
 
 
 class LaunchFile(_Strict):

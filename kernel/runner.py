@@ -16,6 +16,7 @@ from typing import Any
 import structlog
 from rich.console import Console
 
+from kernel import progress
 from kernel.core import Kernel
 from kernel.launchfile import LaunchFile
 from kernel.shm import remove_segments
@@ -79,6 +80,7 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
     assert kernel.finished is not None
     if kernel.book.resumed:
         console.print(f"resuming {run_dir}: {kernel.book.resumed} episode(s) already ended are skipped")
+    shown: asyncio.Future[None] | None = None
     try:
         await supervisor.start_all()
         ready = asyncio.ensure_future(kernel.ready_event.wait())
@@ -91,6 +93,7 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
                 else:
                     console.print(f"all {len(kernel.nodes)} nodes ready; running {lf.name}", highlight=False)
                     kernel.start()
+                    shown = asyncio.ensure_future(progress.show(kernel, console, lf.run.metric))
             else:
                 waiting = [n for n, s in kernel.nodes.items() if s.state != "ready"]
                 kernel.finish("failed", f"nodes not ready after {READY_TIMEOUT_S:.0f} s: {', '.join(waiting)}")
@@ -99,6 +102,9 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
         except asyncio.TimeoutError:
             status, reason = "timeout", f"run.timeout of {lf.run.timeout} s reached"
     finally:
+        if shown is not None:
+            shown.cancel()
+            await asyncio.gather(shown, return_exceptions=True)
         await supervisor.stop_all(kernel.stop_nodes)
         kernel.close()
         for sig in (signal.SIGINT, signal.SIGTERM):

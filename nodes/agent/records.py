@@ -1,8 +1,8 @@
-"""Step records: what an agent saw, asked, got back and did, one JSON line per decision.
+"""Step records: what an agent saw, asked, got back and did, one record per decision.
 
-They are written as each step happens (and flushed), so a crashed run still explains itself, and
-they are plain JSON so ``jq`` and pandas read them; images are noted by size, not stored (the
-recorder stores frames).
+They are written as each step happens, to the run's results database (``steps`` table) and as a
+JSON line in ``RUN/steps/<agent>.jsonl`` (flushed), so a crashed run still explains itself and
+``jq`` or pandas read them; images are noted by size, not stored (the recorder stores frames).
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
+
+from kernel.store import StepStore
 
 
 def printable(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -28,26 +30,31 @@ def printable(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 class StepRecords:
-    """Appends to ``RUN/steps/<node>.jsonl``; no run folder (a bare test) means no file."""
+    """Appends to the run's store and ``RUN/steps/<node>.jsonl``; no run folder means no records."""
 
     def __init__(self, run_dir: Path | None, node_id: str) -> None:
         self.path: Path | None = None
         self._file: TextIO | None = None
+        self._store: StepStore | None = None
         if run_dir is not None:
             self.path = run_dir / "steps" / f"{node_id}.jsonl"
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file = self.path.open("a")
+            self._store = StepStore(run_dir, node_id)
 
     def write(self, record: dict[str, Any]) -> None:
-        if self._file is None:
+        if self._file is None or self._store is None:
             return
-        self._file.write(json.dumps({"ts": round(time.time(), 3), **record}, default=str) + "\n")
+        record = {"ts": round(time.time(), 3), **record}
+        self._file.write(json.dumps(record, default=str) + "\n")
         self._file.flush()
+        self._store.write(record)
 
     def close(self) -> None:
-        if self._file is not None:
+        if self._file is not None and self._store is not None:
             self._file.close()
-            self._file = None
+            self._store.close()
+            self._file = self._store = None
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:

@@ -1,0 +1,120 @@
+"""Results that survive anything: the SQLite store, `launch export`, resume after a SIGKILLed
+launcher, and a run whose nodes are SIGKILLed again and again."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import random
+import signal
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import ROOT, alive, children_of, launch, launch_bg, wait_until
+
+# every node restarts on failure; the agent thinks a little so the run lasts long enough to be hit
+RESTARTING = ROOT / "launch" / "hello.yaml"
+SETS = ["--set", "agent.think_s=0.002", "--set", "bus.heartbeat=0.2"]
+
+
+def restarting_hello(tmp_path: Path) -> Path:
+    text = RESTARTING.read_text()
+    for node in ("env", "agent", "judge"):
+        text = text.replace(f"  - id: {node}\n", f"  - id: {node}\n    restart: {{policy: on-failure, max_restarts: 100, "
+                                                  f"backoff: 0.05}}\n")
+    path = tmp_path / "hello_restarting.yaml"
+    path.write_text(text.replace("deadline: 5.0", "deadline: 1.0"))
+    return path
+
+
+def exported(run_dir: Path, fmt: str = "jsonl") -> list[dict]:
+    result = launch("export", str(run_dir), "--format", fmt)
+    assert result.returncode == 0, result.stderr
+    if fmt == "csv":
+        return list(csv.DictReader(io.StringIO(result.stdout)))
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def test_export_prints_one_record_per_episode(tmp_path):
+    out = tmp_path / "run"
+    assert launch("run", "hello.yaml", "--episodes", "4", "--out", str(out)).returncode == 0
+    rows = exported(out)
+    assert [r["episode_id"] for r in rows] == ["ep00000", "ep00001", "ep00002", "ep00003"]
+    assert all(r["status"] == "completed" and r["score"] == 100.0 and r["steps"] >= 1 for r in rows)
+    table = exported(out, "csv")
+    assert [r["episode_id"] for r in table] == [r["episode_id"] for r in rows]
+    assert {"episode_id", "status", "retries", "score", "success", "steps"} <= set(table[0])
+    bad = launch("export", str(tmp_path / "nothing"))
+    assert bad.returncode == 2 and "has no results.sqlite: is it a run folder?" in bad.stderr
+
+
+@pytest.mark.timeout(300)
+def test_a_sigkilled_launcher_resumes_to_exactly_the_uninterrupted_result(tmp_path):
+    reference = tmp_path / "reference"
+    assert launch("run", "hello.yaml", "--episodes", "60", "--out", str(reference), *SETS,
+                  timeout=200).returncode == 0
+    out = tmp_path / "killed"
+    proc = launch_bg("run", "hello.yaml", "--episodes", "60", "--out", str(out), *SETS)
+    assert wait_until(lambda: (out / "episodes.jsonl").exists()
+                      and len((out / "episodes.jsonl").read_text().splitlines()) >= 15, 60)
+    nodes = children_of(proc.pid)
+    assert len(nodes) >= 3
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(10)
+    assert wait_until(lambda: not any(alive(p) for p in nodes), 15), "nodes of the killed run were left behind"
+    resumed = launch("run", "hello.yaml", "--episodes", "60", "--out", str(out), *SETS, timeout=200)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "already ended are skipped" in resumed.stdout + resumed.stderr
+    ours, theirs = exported(out), exported(reference)
+    assert len({r["episode_id"] for r in ours}) == len(ours) == 60
+    strip = [{k: v for k, v in r.items() if k != "node"} for r in theirs]
+    assert [{k: v for k, v in r.items() if k != "node"} for r in ours] == strip
+
+
+@pytest.mark.timeout(400)
+def test_nodes_sigkilled_again_and_again_lose_and_duplicate_nothing(tmp_path):
+    out = tmp_path / "run"
+    proc = launch_bg("run", str(restarting_hello(tmp_path)), "--episodes", "200", "--out", str(out), *SETS)
+    rng = random.Random(1)
+    kills = 0
+    try:
+        assert wait_until(lambda: (out / "episodes.jsonl").exists(), 60)
+        while proc.poll() is None and kills < 12:
+            time.sleep(rng.uniform(0.3, 1.0))
+            victims = children_of(proc.pid)
+            by_name = {}
+            for pid in victims:
+                try:
+                    environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+                except OSError:
+                    continue
+                for node in ("env", "agent", "judge"):
+                    if f"FRAMEBUS_NODE_ID={node}".encode() in environ:
+                        by_name[node] = pid
+            if not by_name:
+                continue
+            name = rng.choice(sorted(by_name))
+            try:
+                os.kill(by_name[name], signal.SIGKILL)
+                kills += 1
+            except ProcessLookupError:
+                pass
+        output, _ = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert kills >= 5, f"only {kills} kills landed"
+    assert proc.returncode == 0, output
+    rows = exported(out)
+    ids = [r["episode_id"] for r in rows]
+    assert len(ids) == len(set(ids)) == 200 and set(ids) == {f"ep{i:05d}" for i in range(200)}
+    db = sqlite3.connect(out / "results.sqlite")
+    exits = db.execute("SELECT COUNT(*) FROM errors WHERE kind = 'node_exit'").fetchone()[0]
+    assert exits >= kills - 1  # every crash is on record (a kill during shutdown may not be)
+    retried = db.execute("SELECT COUNT(*) FROM errors WHERE kind = 'retry'").fetchone()[0]
+    assert retried >= 1 and sum(r["retries"] for r in rows) >= 1
