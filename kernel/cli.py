@@ -28,6 +28,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", type=Path, help="run folder (default runs/<timestamp>-<name>); re-using one resumes it")
     p.add_argument("--trace", choices=["console", "otlp", "file"], help="export OpenTelemetry spans")
     p.add_argument("--json", action="store_true", help="print summary.json to stdout at the end")
+    p.add_argument("--record", action="store_true", help="record all bus traffic to RUN/recording.mcap (docs/record.md)")
+    p.add_argument("--backend", choices=["local", "ray"], default="local",
+                   help="where node processes run: this machine, or a Ray cluster (docs/scale.md)")
+    p.add_argument("--address", help="with --backend ray: the Ray cluster to join (host:port or auto); "
+                   "default: start a local Ray instance for this run")
 
     p = sub.add_parser("validate", help="check a launch file and print it resolved")
     _file_args(p)
@@ -47,6 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("stats", help="per-edge message counts and drops of a running graph")
     p.add_argument("--run", help="run id, run folder or launch pid (default: the newest running graph)")
     p.add_argument("--json", action="store_true")
+    from kernel import replay, report
+
+    replay.add_parser(sub)
+    report.add_parser(sub)
 
     args = parser.parse_args(argv)
     try:
@@ -90,15 +99,21 @@ def _dispatch(args: argparse.Namespace) -> int:
         return export(args.run, args.format, sys.stdout)
     if args.command == "run":
         lf = _load(args, check=True)
+        if args.record:
+            from kernel.record import with_recorder
+
+            lf = with_recorder(lf)
         logs.configure("kernel")
         from kernel import runner
 
         try:
             import uvloop
 
-            summary = uvloop.run(runner.run(lf, args.out, trace=args.trace, console=console))
+            summary = uvloop.run(runner.run(lf, args.out, trace=args.trace, console=console,
+                                            backend=args.backend, address=args.address))
         except ImportError:
-            summary = asyncio.run(runner.run(lf, args.out, trace=args.trace, console=console))
+            summary = asyncio.run(runner.run(lf, args.out, trace=args.trace, console=console,
+                                             backend=args.backend, address=args.address))
         _print_summary(summary)
         if args.json:
             print(json.dumps(summary))
@@ -137,6 +152,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             if reply.get("decode_errors"):
                 Console().print(f"malformed messages dropped: {reply['decode_errors']}")
         return 0
+    if args.command in ("replay", "report"):
+        return args.handler(args)
     raise AssertionError(args.command)
 
 
@@ -164,7 +181,7 @@ def _call_kernel(which: str | None, svc: str, body: Any) -> Any:
     from kernel.client import KernelClient
 
     info = _find_run(which)
-    with KernelClient(info["endpoint"]) as client:
+    with KernelClient(info["endpoint"], curve=info.get("curve")) as client:
         return client.call(svc, body)
 
 

@@ -4,22 +4,25 @@ from __future__ import annotations
 
 import os
 import uuid
-from typing import Any
+from typing import Any, Mapping
 
 import zmq
 
 from kernel import protocol
 from kernel.protocol import REP, REQ
+from kernel.security import KeyPair, client
 
 
 class KernelClient:
-    def __init__(self, endpoint: str, timeout: float = 5.0) -> None:
+    def __init__(self, endpoint: str, timeout: float = 5.0, curve: Mapping[str, str] | None = None) -> None:
         self.endpoint = endpoint
         self.timeout = timeout
         self.sock = zmq.Context.instance().socket(zmq.DEALER)
         self.name = f"ctl-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.sock.setsockopt(zmq.IDENTITY, self.name.encode())
         self.sock.setsockopt(zmq.LINGER, 0)
+        if curve:  # a CURVE-protected bus: the keys from the run's announcement (kernel.security)
+            client(self.sock, KeyPair(curve["public"], curve["secret"]), curve["server"])
         self.sock.connect(endpoint)
         self._cid = 0
 

@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from typing import Any, Callable
 
+from kernel import tracing
 from kernel.inputs import InputQueue
 
 
@@ -49,6 +50,7 @@ class Clock:
         self.timeouts = 0
         self.stale = 0
         self.late_frames = 0
+        self.step_span = tracing.OpenSpan()
 
     # control from the kernel --------------------------------------------------------------
     @property
@@ -79,11 +81,20 @@ class Clock:
 
     # the environment's side -----------------------------------------------------------------
     async def actions(self, step: int, input: str = "action") -> dict[str, Any]:
-        """The actions for ``step``, one per agent, according to the clock's mode."""
+        """The actions for ``step``, one per agent, according to the clock's mode.
+
+        With tracing on, what the environment does from here until it asks again is the span
+        ``env.step``, a child of the agent step whose action arrived first."""
+        self.step_span.close()
         await self.gate()
+        self._parent: str | None = None
         if self.mode == "realtime":
-            return await self._realtime(input)
-        return await self._lockstep(step, input)
+            got = await self._realtime(input)
+        else:
+            got = await self._lockstep(step, input)
+        if tracing.enabled():
+            self.step_span.open("env.step", self._parent, **{"framebus.step": step, "framebus.frame": self.frame})
+        return got
 
     async def _lockstep(self, step: int, input: str) -> dict[str, Any]:
         agents = self.wait_for or self._sources(input)
@@ -98,8 +109,9 @@ class Clock:
             if timeout is not None and timeout <= 0:
                 break
             try:
-                msg = await asyncio.wait_for(queue.get(), timeout)
-            except asyncio.TimeoutError:
+                async with asyncio.timeout(timeout):  # unlike wait_for, no task per step
+                    msg = await queue.get()
+            except TimeoutError:
                 break
             if msg.src not in agents:
                 continue
@@ -107,6 +119,7 @@ class Clock:
                 self.stale += 1  # an answer to an earlier step that came after its deadline
                 continue
             got[msg.src] = msg.body
+            self._parent = self._parent or msg.traceparent
         for agent in agents:
             if agent not in got:
                 self.timeouts += 1
@@ -129,6 +142,7 @@ class Clock:
         agents = self.wait_for or self._sources(input)
         while agents and (msg := self._queue(input).get_nowait()) is not None:
             self._latest[msg.src] = msg.body
+            self._parent = msg.traceparent or self._parent
             if msg.step is not None:
                 self.decisions += 1
                 self.frames_per_decision[max(0, self.frame - msg.step)] += 1

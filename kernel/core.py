@@ -22,6 +22,7 @@ from kernel import protocol
 from kernel.episodes import EpisodeBook
 from kernel.launchfile import LaunchFile, NodeSpec
 from kernel.protocol import CTL, DATA, ERR, REP, REQ, TAP, Message
+from kernel.security import CurveServer, RunKeys
 from kernel.sockets import readable, recv_frames
 
 log = structlog.get_logger("framebus.kernel")
@@ -46,8 +47,10 @@ class NodeState:
 
 class Kernel:
     def __init__(self, lf: LaunchFile, run_dir: Path, endpoint: str, *, trace: str | None = None,
-                 book: EpisodeBook | None = None) -> None:
+                 book: EpisodeBook | None = None, keys: RunKeys | None = None) -> None:
         self.lf = lf
+        self.keys = keys  # CurveZMQ keys (kernel.security) when the bus is protected
+        self._curve: CurveServer | None = None
         self.run_dir = run_dir
         self.endpoint = endpoint
         self.trace = trace
@@ -69,6 +72,9 @@ class Kernel:
         self.sock = zmq.Context.instance().socket(zmq.ROUTER)
         self.sock.setsockopt(zmq.ROUTER_HANDOVER, 1)
         self.sock.setsockopt(zmq.LINGER, 0)
+        if self.keys is not None:
+            self._curve = self.keys.kernel_server()
+            self._curve.serve(self.sock)
         self.sock.bind(self.endpoint)
         self.endpoint = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)
         loop.add_reader(self.sock.getsockopt(zmq.FD), self._drain)
@@ -82,6 +88,8 @@ class Kernel:
         except Exception:
             pass
         self.sock.close(linger=0)
+        if self._curve is not None:
+            self._curve.stop()
         self.book.close()
 
     def start(self) -> None:
@@ -212,6 +220,8 @@ class Kernel:
                     if src_node == node_id and output not in outputs:
                         problems.append(f"node {other.id!r} input {inp!r} reads {src!r}, but node {node_id!r} "
                                         f"declares outputs: {outputs or 'none'}")
+        if self.keys is not None and body.get("curve") != self.keys.nodes[node_id].public:
+            problems.append(f"node {node_id!r} presented CURVE key {body.get('curve')!r}, not the one issued to it")
         if problems:
             st.state = "failed"
             st.error = "; ".join(problems)
@@ -220,7 +230,7 @@ class Kernel:
             return
         st.pid, st.inbox, st.driver = body.get("pid"), body.get("inbox"), bool(body.get("driver"))
         st.outputs, st.services = outputs, list(body.get("services", []))
-        st.features = {"shm": bool(body.get("shm"))}
+        st.features = {"shm": bool(body.get("shm")), **({"curve": body["curve"]} if self.keys is not None else {})}
         st.incarnation += 1
         st.state = "registered"
         self.send(node_id, "welcome", self._welcome(spec))
@@ -333,16 +343,33 @@ class Kernel:
         return {
             "run": self.lf.name, "pid": os.getpid(), "paused": self.paused, "started": self.started,
             "episodes": self.book.counts(),
-            "endpoint": self.endpoint,
+            "endpoint": self.endpoint, "curve": self.keys is not None,
             "nodes": {n: {"state": s.state, "pid": s.pid, "incarnation": s.incarnation, "inbox": s.inbox,
                           "clock": s.stats.get("clock")} for n, s in self.nodes.items()},
         }
+
+    async def settle(self, timeout: float = 5.0) -> None:
+        """Before stopping a finished run, wait (bounded) until every ``block`` edge has delivered
+        what was sent on it: those edges promise to lose nothing (judges, the recorder), and the
+        last messages may still be in flight when the last episode ends. Counts travel with taps
+        and heartbeats, so two matching readings a heartbeat apart are asked for."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        calm = 0
+        while loop.time() < deadline and calm < 2:
+            await asyncio.sleep(self.lf.bus.heartbeat)
+            pending = [e for e in self.stats()["edges"]
+                       if e["policy"] == "block" and e["sent"] > e["received"] + e["dropped"]]
+            calm = 0 if pending else calm + 1
+        if calm < 2:
+            log.warning("stopping with messages still in flight on block edges", edges=[e["edge"] for e in pending])
 
     def stats(self) -> dict[str, Any]:
         """Per-edge traffic: what senders sent (taps) and what receivers kept and dropped."""
         edges = []
         for src_node, output, dst_node, inp in self.lf.edges():
-            rstats = self.nodes[dst_node].stats.get("inputs", {}).get(inp, {}).get(src_node, {})
+            per_source = self.nodes[dst_node].stats.get("inputs", {}).get(inp, {})
+            rstats = per_source.get(f"{src_node}/{output}") or per_source.get(src_node, {})
             sdrop = self.nodes[src_node].stats.get("send_dropped", {}).get(f"{output}->{dst_node}", 0)
             edges.append({
                 "edge": f"{src_node}/{output} -> {dst_node}/{inp}",

@@ -31,7 +31,7 @@ class InputQueue:
         self.size = 1 if policy == "latest" else max(1, size)
         self._items: deque[Message] = deque()
         self._waiter: asyncio.Future[None] | None = None
-        self.received: Counter[str] = Counter()  # per source node
+        self.received: Counter[str] = Counter()  # per source "node/output": one input may read several
         self.dropped: Counter[str] = Counter()
         # Called with each message a consumer takes: `block` inputs return a credit to its sender.
         self.on_take: Callable[[Message], None] | None = None
@@ -40,10 +40,10 @@ class InputQueue:
         return len(self._items)
 
     def put(self, msg: Message) -> None:
-        self.received[msg.src] += 1
+        self.received[f"{msg.src}/{msg.topic}"] += 1
         if len(self._items) >= self.size and self.policy != "block":
             old = self._items.popleft()
-            self.dropped[old.src] += 1
+            self.dropped[f"{old.src}/{old.topic}"] += 1
         self._items.append(msg)
         waiter = self._waiter
         if waiter is not None and not waiter.done():

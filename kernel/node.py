@@ -135,6 +135,15 @@ class Node:
         exit). Sections of the same name from several nodes are merged by adding their numbers."""
         self._rt.summary_sections[section] = data
 
+    def ports(self, params: dict[str, Any]) -> tuple[Sequence[str], Sequence[str]]:
+        """The node's inputs and outputs, asked once before it registers. Override where they
+        depend on params (a bridge whose topics are set in the launch file)."""
+        return self.inputs, self.outputs
+
+    async def started(self) -> None:
+        """Wait until the run has started (every node ready and wired)."""
+        await self._rt.wait_started()
+
     @classmethod
     def preflight(cls, params: dict[str, Any]) -> list[str]:
         """Problems that must stop a run before any process starts (a missing API key, say).

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import json
 import os
 import sys
 
@@ -15,6 +16,7 @@ from kernel import logs
 from kernel.launchfile import resolve_uses
 from kernel.node import Node
 from kernel.runtime import NodeRuntime
+from kernel.security import NodeCurve
 
 
 def load_node_class(uses: str) -> type[Node]:
@@ -29,9 +31,10 @@ def main() -> int:
     node_id = os.environ["FRAMEBUS_NODE_ID"]
     logs.configure(node_id, os.environ.get("FRAMEBUS_LOG_DIR"))
     cls = load_node_class(os.environ["FRAMEBUS_USES"])
-    runtime = NodeRuntime(cls(), node_id, os.environ["FRAMEBUS_KERNEL"],
+    params = json.loads(os.environ.get("FRAMEBUS_PARAMS") or "null")
+    runtime = NodeRuntime(cls(), node_id, os.environ["FRAMEBUS_KERNEL"], params=params,
                           inbox_dir=os.environ.get("FRAMEBUS_IPC_DIR"),
-                          tcp_host=os.environ.get("FRAMEBUS_TCP_HOST") or None)
+                          tcp_host=os.environ.get("FRAMEBUS_TCP_HOST") or None, curve=NodeCurve.from_env())
     try:
         import uvloop
 

@@ -16,11 +16,11 @@ from typing import Any
 import structlog
 from rich.console import Console
 
-from kernel import progress
+from kernel import backends, progress
 from kernel.core import Kernel
 from kernel.launchfile import LaunchFile
+from kernel.security import write_private
 from kernel.shm import remove_segments
-from kernel.supervisor import Supervisor
 
 log = structlog.get_logger("framebus.run")
 READY_TIMEOUT_S = float(os.environ.get("FRAMEBUS_READY_TIMEOUT", "300"))
@@ -43,8 +43,10 @@ def default_out(lf: LaunchFile) -> Path:
 
 
 async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = None,
-              console: Console | None = None) -> dict[str, Any]:
+              console: Console | None = None, backend: str = "local", address: str | None = None) -> dict[str, Any]:
     console = console or Console(stderr=True)
+    placement = backends.prepare(lf, backend, address, console)  # Ray: start or join a cluster; CURVE keys
+    lf = placement.lf
     run_dir = (out or default_out(lf)).resolve()
     (run_dir / "logs").mkdir(parents=True, exist_ok=True)
     (run_dir / "launch.yaml").write_text(lf.to_yaml())
@@ -54,16 +56,17 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
         endpoint = f"tcp://{lf.bus.host}:0"
     else:
         endpoint = f"ipc://{ipc_dir}/kernel.sock"
-    kernel = Kernel(lf, run_dir, endpoint, trace=trace)
+    kernel = Kernel(lf, run_dir, endpoint, trace=trace, keys=placement.keys)
     await kernel.open()
     announce = active_dir() / f"{os.getpid()}.json"
-    announce.write_text(json.dumps({"run_id": run_id, "run_dir": str(run_dir), "endpoint": kernel.endpoint,
-                                    "pid": os.getpid(), "launch_file": str(lf.source)}))
+    write_private(announce, json.dumps({"run_id": run_id, "run_dir": str(run_dir), "endpoint": kernel.endpoint,
+                                        "pid": os.getpid(), "launch_file": str(lf.source),
+                                        **placement.announcement()}))
     env = {"FRAMEBUS_KERNEL": kernel.endpoint, "FRAMEBUS_IPC_DIR": str(ipc_dir),
            "FRAMEBUS_LOG_DIR": str(run_dir / "logs"), "FRAMEBUS_RUN_DIR": str(run_dir)}
     if lf.bus.transport == "tcp":
         env["FRAMEBUS_TCP_HOST"] = lf.bus.host
-    supervisor = Supervisor(lf.nodes, env, run_dir / "logs", console, kernel.node_exited)
+    supervisor = placement.supervisor(env, run_dir / "logs", console, kernel.node_exited)
     started_at = time.time()
     loop = asyncio.get_running_loop()
     interrupts = 0
@@ -99,6 +102,8 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
                 kernel.finish("failed", f"nodes not ready after {READY_TIMEOUT_S:.0f} s: {', '.join(waiting)}")
         try:
             status, reason = await asyncio.wait_for(asyncio.shield(kernel.finished), lf.run.timeout)
+            if status == "completed":
+                await kernel.settle()
         except asyncio.TimeoutError:
             status, reason = "timeout", f"run.timeout of {lf.run.timeout} s reached"
     finally:
@@ -106,6 +111,7 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
             shown.cancel()
             await asyncio.gather(shown, return_exceptions=True)
         await supervisor.stop_all(kernel.stop_nodes)
+        placement.close()
         kernel.close()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
@@ -124,7 +130,7 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
         "episodes": kernel.book.counts(),
         "resumed_episodes": kernel.book.resumed,
         "metrics": kernel.book.summary_metrics(),
-        "nodes": {n: {"state": s.state, "restarts": supervisor.procs[n].restarts,
+        "nodes": {n: {"state": s.state, **supervisor.where(n), "restarts": supervisor.procs[n].restarts,
                       "exit_code": supervisor.procs[n].exit_code, "error": s.error,
                       "clock": s.stats.get("clock") if s.stats.get("clock", {}).get("mode") != "free" else None}
                   for n, s in kernel.nodes.items()},

@@ -12,6 +12,7 @@ avoids the futures zmq.asyncio creates per receive, which dominate latency for s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import inspect
@@ -31,6 +32,7 @@ from kernel.clock import Clock
 from kernel.inputs import InputQueue
 from kernel.node import Node, RemoteError, RequestTimeout
 from kernel.protocol import CREDIT, CTL, DATA, ERR, RELEASE, REP, REQ, TAP, Message
+from kernel.security import CurveServer, NodeCurve
 from kernel.shm import THRESHOLD as SHM_THRESHOLD
 from kernel.shm import ShmPool, ShmReader, shm_dir
 from kernel.sockets import readable, recv_frames, send_frames
@@ -53,8 +55,15 @@ class NodeRuntime:
     """Runs one :class:`Node` against a kernel at ``kernel_endpoint``."""
 
     def __init__(self, node: Node, node_id: str, kernel_endpoint: str, *, inbox_dir: str | None = None,
-                 tcp_host: str | None = None, exit_on_orphan: bool = True) -> None:
+                 tcp_host: str | None = None, exit_on_orphan: bool = True, curve: NodeCurve | None = None,
+                 params: dict[str, Any] | None = None) -> None:
         self.node = node
+        if params is not None:  # ports that depend on params must be known before the hello
+            node.params = dict(params)
+            ins, outs = node.ports(params)
+            node.inputs, node.outputs = tuple(ins), tuple(outs)  # type: ignore[misc]
+        self.curve = curve  # CurveZMQ keys when the bus is protected (kernel.security)
+        self._curve_server: CurveServer | None = None
         self.id = node_id
         self.kernel_endpoint = kernel_endpoint
         self.inbox_dir = inbox_dir
@@ -225,13 +234,15 @@ class NodeRuntime:
         self._ctl = self.ctx.socket(zmq.DEALER)
         self._ctl.setsockopt(zmq.IDENTITY, self.id.encode())
         self._ctl.setsockopt(zmq.LINGER, 500)
+        if self.curve is not None:
+            self.curve.connect_kernel(self._ctl)
         self._ctl.connect(self.kernel_endpoint)
         self._watch(self._ctl, self._on_ctl, "kernel")
         self._welcome = self.loop.create_future()
         self._send_ctl("hello", {
             "pid": os.getpid(), "inbox": self.inbox_endpoint, "inputs": list(self.node.inputs),
             "outputs": list(self.node.outputs), "services": sorted(self.services), "driver": self.is_driver,
-            "shm": self._shm_dir is not None,
+            "shm": self._shm_dir is not None, **({"curve": self.curve.keys.public} if self.curve else {}),
         })
         watchdog = self._spawn(self._watchdog())
         try:
@@ -295,6 +306,8 @@ class NodeRuntime:
         for task in list(self._tasks):
             if task is not asyncio.current_task():
                 task.cancel()
+        if getattr(self, "clock", None) is not None:
+            self.clock.step_span.close()  # the last step of the run still gets exported
         try:
             await asyncio.wait_for(self.node.teardown(), 2.0)
         except Exception:
@@ -302,7 +315,11 @@ class NodeRuntime:
         self._flush_taps()
         self._send_ctl("bye", {"stats": self.stats()})
         for sock in [*self._peers.values(), self._inbox, self._ctl]:
+            with contextlib.suppress(Exception):  # the loop may outlive us (in-process nodes in tests):
+                self._get_loop().remove_reader(sock.getsockopt(zmq.FD))  # its fd number will be reused
             sock.close(linger=200)
+        if self._curve_server is not None:
+            self._curve_server.stop()
         if self._shm_pool is not None:
             self._shm_pool.close()
 
@@ -344,6 +361,9 @@ class NodeRuntime:
         self._inbox.setsockopt(zmq.ROUTER_HANDOVER, 1)
         self._inbox.setsockopt(zmq.LINGER, 0)
         self._inbox.setsockopt(zmq.RCVHWM, 10000)
+        if self.curve is not None:
+            self._curve_server = self.curve.server()
+            self._curve_server.serve(self._inbox)
         if self.tcp_host:
             self._inbox.bind(f"tcp://{self.tcp_host}:0")
         else:
@@ -368,6 +388,8 @@ class NodeRuntime:
             sock.setsockopt(zmq.IDENTITY, self.id.encode())
             sock.setsockopt(zmq.LINGER, 0)
             sock.setsockopt(zmq.SNDHWM, 10000)
+            if self.curve is not None:
+                self.curve.connect_peer(sock, node, rest[0] if rest else {})
             sock.connect(endpoint)
             self._peers[node] = sock
             self._peer_endpoints[node] = endpoint

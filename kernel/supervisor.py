@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import json
 import os
 import signal
 import sys
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 import structlog
 from rich.console import Console
@@ -51,9 +52,13 @@ class Proc:
 
 
 class Supervisor:
+    backend = "local"  # where node processes run; kernel.ray_backend.RaySupervisor says "ray"
+
     def __init__(self, nodes: list[NodeSpec], env: dict[str, str], log_dir: Path, console: Console,
-                 on_exit: Callable[[str, int | None, bool], None]) -> None:
+                 on_exit: Callable[[str, int | None, bool], None],
+                 node_env: Mapping[str, Mapping[str, str]] | None = None) -> None:
         self.env = env
+        self.node_env = {node: dict(extra) for node, extra in (node_env or {}).items()}  # per node (CURVE keys)
         self.log_dir = log_dir
         self.console = console
         self.on_exit = on_exit
@@ -70,21 +75,34 @@ class Supervisor:
 
     async def _spawn(self, proc: Proc) -> None:
         spec = proc.spec
-        env = {**os.environ, **self.env, **spec.env, "FRAMEBUS_NODE_ID": spec.id, "PYTHONUNBUFFERED": "1"}
+        env = {**self.env, **spec.env, **self.node_env.get(spec.id, {}), "FRAMEBUS_NODE_ID": spec.id,
+               "PYTHONUNBUFFERED": "1", "FRAMEBUS_PARAMS": json.dumps(spec.params, default=str)}
         if spec.uses:
             env["FRAMEBUS_USES"] = spec.uses
         try:
-            proc.process = await asyncio.create_subprocess_exec(
-                *self.command(spec), env=env, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True, preexec_fn=die_with_parent,
-            )
+            proc.process = await self._start_process(spec, env)
         except OSError as exc:
             self._say(proc, f"cannot start {self.command(spec)}: {exc}", error=True)
             proc.exit_code = 127
             self.on_exit(spec.id, 127, False)
             return
         proc.watcher = asyncio.ensure_future(self._watch(proc, proc.process))
+
+    async def _start_process(self, spec: NodeSpec, env: dict[str, str]) -> Any:
+        """Start one node process on this machine, with ``env`` over ours; returns an asyncio Process.
+
+        The one place that decides where a node runs: kernel.ray_backend overrides it to start the
+        process inside a Ray actor instead, with the same interface (pid, stdout, wait, returncode).
+        """
+        return await asyncio.create_subprocess_exec(
+            *self.command(spec), env={**os.environ, **env}, stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True, preexec_fn=die_with_parent,
+        )
+
+    def where(self, node_id: str) -> dict[str, Any]:
+        """Where a node ran, for summary.json."""
+        return {"backend": self.backend}
 
     async def _watch(self, proc: Proc, process: asyncio.subprocess.Process) -> None:
         assert process.stdout is not None

@@ -122,7 +122,8 @@ class Harness:
         await self.supervisor.start_all()
         runtimes = []
         for node, spec in self._locals:
-            rt = NodeRuntime(node, spec.id, self.kernel.endpoint, inbox_dir=str(self.ipc_dir), exit_on_orphan=False)
+            rt = NodeRuntime(node, spec.id, self.kernel.endpoint, inbox_dir=str(self.ipc_dir), exit_on_orphan=False,
+                             params=spec.params)
             if node is self._probe:
                 self.probe_runtime = rt
             runtimes.append(rt)

@@ -67,6 +67,55 @@ def span(name: str, parent: str | None = None, **attributes: Any) -> contextlib.
     return _tracer.start_as_current_span(name, context=ctx, attributes=attributes or None)
 
 
+def root_span(name: str, **attributes: Any) -> contextlib.AbstractContextManager[Any]:
+    """A span that starts a trace of its own (an agent step), whatever message led to it."""
+    if _tracer is None:
+        return _NO_SPAN
+    from opentelemetry.context import Context
+
+    return _tracer.start_as_current_span(name, context=Context(), attributes=attributes or None)
+
+
+def set_attributes(**attributes: Any) -> None:
+    """Add attributes to the current span (e.g. tokens, once the model has answered)."""
+    if _tracer is None:
+        return
+    from opentelemetry import trace
+
+    trace.get_current_span().set_attributes({k: v for k, v in attributes.items() if v is not None})
+
+
+class OpenSpan:
+    """A span opened in one call and closed in a later one of the same task: the environment's
+    step, from the moment its actions arrive until it asks for the next ones."""
+
+    def __init__(self) -> None:
+        self._span: Any = None
+        self._token: Any = None
+
+    def open(self, name: str, parent: str | None, **attributes: Any) -> None:
+        self.close()
+        if _tracer is None:
+            return
+        from opentelemetry import context, trace
+
+        ctx = _propagator.extract({"traceparent": parent}) if parent else None
+        self._span = _tracer.start_span(name, context=ctx, attributes=attributes or None)
+        self._token = context.attach(trace.set_span_in_context(self._span))
+
+    def close(self) -> None:
+        if self._span is None:
+            return
+        from opentelemetry import context
+
+        try:
+            context.detach(self._token)
+        except ValueError:  # closed from another task (shutdown): the span still ends
+            pass
+        self._span.end()
+        self._span = self._token = None
+
+
 def current_traceparent() -> str | None:
     if _tracer is None:
         return None

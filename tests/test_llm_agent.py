@@ -57,3 +57,27 @@ def test_a_faulty_link_to_the_model_is_retried_and_the_run_completes(tmp_path, e
         assert model["failures"] == 0 and model["retries"] == len(proxy.injected)
     finally:
         proxy.close()
+
+
+@pytest.mark.timeout(600)
+def test_each_agent_step_is_a_trace_with_model_and_environment_spans(tmp_path, embedded_url):
+    path = tmp_path / "hello_traced.yaml"
+    path.write_text(HELLO_LOCAL.replace(SERVE_LINE, f"      base_url: {embedded_url}")
+                    .replace("include: [hello.yaml]", f"include: [{ROOT / 'launch' / 'hello.yaml'}]"))
+    out = tmp_path / "run"
+    result = launch("run", str(path), "--episodes", "1", "--set", "env.max_steps=3", "--trace", "file",
+                    "--out", str(out), timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    spans = [json.loads(line) for f in (out / "traces").glob("*.jsonl") for line in f.read_text().splitlines()]
+    steps = [s for s in spans if s["name"] == "agent.step"]
+    assert len(steps) == len(read_records(out / "steps" / "agent.jsonl")) >= 1
+    for step in steps:
+        assert step["parent_id"] is None and step["attributes"]["framebus.episode"] == "ep00000"
+        children = [s for s in spans if s["parent_id"] == step["context"]["span_id"]]
+        model = [s for s in children if s["name"] == "model.chat"]
+        env = [s for s in children if s["name"] == "env.step"]
+        assert len(model) >= 1 and len(env) == 1, [s["name"] for s in children]
+        attrs = model[0]["attributes"]
+        assert attrs["gen_ai.request.model"] == "smollm2-135m-instruct" and attrs["gen_ai.usage.input_tokens"] > 0
+        assert attrs["gen_ai.usage.output_tokens"] > 0 and attrs["gen_ai.operation.name"] == "chat"
+        assert {s["context"]["trace_id"] for s in (*model, *env)} == {step["context"]["trace_id"]}

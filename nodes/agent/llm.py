@@ -13,8 +13,10 @@ import zlib
 from collections import Counter
 from typing import Any
 
+from kernel import tracing
 from kernel.node import Message, Node, RemoteError, RequestTimeout, on_input
 from nodes.agent.memory import ALL, ChatMemory, Turn, window
+from nodes.agent.parsers import get_parser
 from nodes.agent.records import StepRecords, printable
 from nodes.agent.templates import Template, fields_of, load_template
 
@@ -36,7 +38,8 @@ class LLMAgent(Node):
     * ``cot``, ``icl``: chain-of-thought and in-context example switches;
     * ``images``: ``auto`` (send frames when the observation has them), ``true`` or ``false``
       (text renderings only: the embedded model is text-only);
-    * ``regenerate`` (2): extra calls after an unparsable reply;
+    * ``regenerate`` (2): extra calls after an unparsable reply; ``parser``: another parser than
+      the template's (``first_mention`` suits small models that will not keep to a format);
     * ``on_invalid``: ``skip`` (no action this step), ``idle`` (the environment's idle action),
       ``random`` (a random action once ``invalid_after`` replies in a row were unusable; skip
       before that) or ``end`` (stop the episode after ``invalid_after`` in a row);
@@ -63,6 +66,8 @@ class LLMAgent(Node):
         self.ife_share = float(p.get("ife_share", 0.9))
         self.ife_min_steps = int(p.get("ife_min_steps", 10))
         self.template: Template | None = load_template(p["template"]) if p.get("template") else None
+        if p.get("parser"):
+            get_parser(p["parser"])  # an unknown name fails here, at start-up, with the allowed ones
         self.records = StepRecords(self.run_dir, self.id)
         self.episode: str | None = None
 
@@ -100,19 +105,24 @@ class LLMAgent(Node):
     @on_input("obs")
     async def act(self, msg: Message) -> None:
         obs = msg.body
+        if isinstance(views := obs.get("views"), dict) and self.id in views:
+            obs = {**obs, "text": views[self.id]}  # a multi-agent world's view for this agent alone
         if obs.get("episode") != self.episode or self.template is None:
             self._new_episode(obs)
         record: dict[str, Any] = {"episode": self.episode, "t": obs.get("t"), "mode": self.planning}
-        if self.planning == "global":
-            if self.plan is None:
-                found, record = await self._decide(obs, "global")
-                self.plan = list(found) or [self._invalid(obs)]
-            action = self.plan.pop(0) if self.plan else {**STOP, "reason": "plan finished"}
-        else:
-            found, record = await self._decide(obs, "online")
-            action = found[0] if found else self._invalid(obs)
-        self.records.write({**record, "sent": action})
-        await self.publish("action", action, step=msg.step)
+        with tracing.root_span("agent.step", **{"framebus.agent": self.id, "framebus.episode": self.episode,
+                                                "framebus.step": obs.get("t")}):
+            if self.planning == "global":
+                if self.plan is None:
+                    found, record = await self._decide(obs, "global")
+                    self.plan = list(found) or [self._invalid(obs)]
+                action = self.plan.pop(0) if self.plan else {**STOP, "reason": "plan finished"}
+            else:
+                found, record = await self._decide(obs, "online")
+                action = found[0] if found else self._invalid(obs)
+            self.records.write({**record, "sent": action})
+            tracing.set_attributes(**{"framebus.action": str(action), "framebus.valid": bool(record.get("valid"))})
+            await self.publish("action", action, step=msg.step)
 
     async def _decide(self, obs: dict[str, Any], mode: str) -> tuple[list[str], dict[str, Any]]:
         """Ask the model (with bounded regeneration) and parse; counts the step and returns the
@@ -125,7 +135,7 @@ class LLMAgent(Node):
         frames = [f for f in (*(obs.get("frames") or ()), obs.get("frame")) if f is not None]
         self.memory.add(Turn(prompt=prompt, text=str(obs.get("text", "")), frames=frames))
         head = self._head(obs, mode)
-        parser = tpl.parser(mode)
+        parser = get_parser(self.params["parser"]) if self.params.get("parser") else tpl.parser(mode)
         allowed = [str(a) for a in obs.get("actions") or []]
         retry: list[tuple[str, str]] = []
         usage = {"prompt_tokens": 0, "completion_tokens": 0}

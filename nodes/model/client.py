@@ -21,6 +21,7 @@ from typing import Any
 import openai
 from openai import AsyncOpenAI
 
+from kernel import tracing
 from kernel.node import Node, service
 from nodes.model.cache import ResponseCache, request_key
 from nodes.model.images import openai_messages
@@ -114,6 +115,14 @@ class ChatModel(Node):
         async with self.limit:
             reply, retries, latency = await self._call(request)
         cost = self._account(episode, reply["usage"], latency, retries, cached=False)
+        tracing.set_attributes(**{  # OpenTelemetry's GenAI semantic conventions
+            "gen_ai.operation.name": "chat", "gen_ai.system": "openai", "gen_ai.request.model": self.model,
+            "gen_ai.response.model": reply.get("model"), "gen_ai.request.temperature": sampling.get("temperature"),
+            "gen_ai.request.max_tokens": sampling.get("max_tokens"),
+            "gen_ai.usage.input_tokens": reply["usage"]["prompt_tokens"],
+            "gen_ai.usage.output_tokens": reply["usage"]["completion_tokens"],
+            "gen_ai.response.finish_reasons": [str(reply.get("finish_reason"))], "framebus.retries": retries,
+            "framebus.cost_usd": cost})
         if key is not None:
             self.cache.put(key, self.model, reply)  # type: ignore[union-attr]
         return {**reply, "latency_s": latency, "cost_usd": cost, "cached": False, "retries": retries}
@@ -147,6 +156,7 @@ class ChatModel(Node):
             choice = response.choices[0]
             usage = response.usage
             return ({"text": choice.message.content or "", "finish_reason": choice.finish_reason,
+                     "model": response.model,
                      "usage": {"prompt_tokens": usage.prompt_tokens if usage else 0,
                                "completion_tokens": usage.completion_tokens if usage else 0}},
                     retries, latency)
