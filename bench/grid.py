@@ -1,0 +1,143 @@
+"""Sokoban through the bus vs the same loop in one process: what framebus adds to each step of a
+cheap grid game.
+
+The framebus side runs the Sokoban environment node and the random baseline agent as separate
+processes (lockstep clock, text observations, no frames, the environment ending its own episodes);
+the direct side runs the identical work in a plain loop here: build the observation, pick a random
+move, apply it, build the step message. A Sokoban step costs tens of microseconds, so the difference
+per step is almost all bus: an observation out, an action back, a step message out. The headline
+number compares medians per step (bus: the gaps between the environment's consecutive step
+messages within an episode); the mean over the whole run, episode hand-offs with the kernel and the
+stalls of a shared machine included, is reported beside it.
+
+    python bench/grid.py [--json] [--episodes 120] [--blocks 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.bus import RawPeers  # noqa: E402
+from kernel.testing import Harness  # noqa: E402
+from nodes.game.sokoban import benchmark  # noqa: E402
+from nodes.game.sokoban.game import SokobanGame  # noqa: E402
+from nodes.game.sokoban.node import observation, step_message  # noqa: E402
+
+
+async def bus_block(episodes: int, seed: int) -> tuple[list[float], int, float]:
+    """``episodes`` random-agent episodes on the bus: the seconds between consecutive steps of an
+    episode (from the environment's send timestamps on its ``step`` messages), the steps played and
+    the wall-clock seconds of the whole run (episode hand-offs with the kernel included)."""
+    async with Harness(quiet=True, episodes=episodes, seed=seed) as h:
+        h.add("env", "nodes.game.sokoban.node:SokobanEnv", params={"set": "mini", "frames": False, "judge": False},
+              inputs={"action": "agent/action"}, clock={"mode": "lockstep"})
+        h.add("agent", "nodes.agent.baseline:RandomAgent", inputs={"obs": {"from": "env/obs", "policy": "latest"}})
+        probe = h.probe(inputs={"step": {"from": "env/step", "policy": "fifo", "size": 60 * episodes}})
+        await h.start(run=False)
+        t = time.perf_counter()
+        h.kernel.start()
+        status, reason = await h.wait_finished(120)
+        seconds = time.perf_counter() - t
+        if status != "completed":
+            raise RuntimeError(f"the bus run ended {status}: {reason}")
+        steps = sum(int(r["metrics"]["steps"]) for r in h.kernel.book.records.values())
+        gaps, last = [], None
+        while (msg := probe.recv_nowait("step")) is not None:
+            if last is not None and msg.body["t"] > 0:
+                gaps.append(msg.ts - last)
+            last = msg.ts
+    return gaps, steps, seconds
+
+
+def direct_block(episodes: int, seed: int) -> tuple[list[float], int, float]:
+    """The same episodes' work in one process (observation, random choice, step, step message),
+    timed per step and in all."""
+    levels = benchmark.levels("mini")
+    rng = random.Random(seed)
+    times = []
+    t0 = time.perf_counter()
+    for index in range(episodes):
+        game = SokobanGame(levels[index % len(levels)])
+        eid = f"ep{index:05d}"
+        while not game.done:
+            t = time.perf_counter()
+            obs = observation(game, eid, frames=False)
+            step = game.play(rng.choice(obs["actions"]))
+            step_message(game, step, eid, "mini")
+            times.append(time.perf_counter() - t)
+    return times, len(times), time.perf_counter() - t0
+
+
+def raw_rtt_us(n: int = 2000) -> float:
+    """Median round trip of a small message between two processes over raw pyzmq: the floor any
+    bus step (an observation out, an action back) stands on, on this machine, now."""
+    tmp = tempfile.mkdtemp(prefix="fbgrid-", dir="/tmp")
+    raw = RawPeers(tmp)
+    try:
+        raw.small_rtt(200)
+        return statistics.median(raw.small_rtt(n)) * 1e6
+    finally:
+        raw.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--episodes", type=int, default=120, help="episodes per bus block (about 50 steps each)")
+    parser.add_argument("--blocks", type=int, default=2, help="alternating direct/bus blocks")
+    args = parser.parse_args()
+    started = time.monotonic()
+    benchmark.levels("mini")  # load the level file before timing anything
+    bus: list[tuple[list[float], int, float]] = []
+    direct: list[tuple[list[float], int, float]] = []
+    rtts = []
+    for block in range(args.blocks):
+        direct.append(direct_block(args.episodes, block))
+        bus.append(asyncio.run(bus_block(args.episodes, block)))
+        rtts.append(raw_rtt_us())
+    # medians per step (what a quiet moment costs; a shared machine's stalls land in the mean)
+    bus_us = statistics.median(g for gaps, _, _ in bus for g in gaps) * 1e6
+    direct_us = statistics.median(x for times, _, _ in direct for x in times) * 1e6
+    bus_rate = sum(n for _, n, _ in bus) / sum(s for _, _, s in bus)
+    direct_rate = sum(n for _, n, _ in direct) / sum(s for _, _, s in direct)
+    out: dict[str, Any] = {
+        "sokoban_step_overhead_us": round(bus_us - direct_us, 1),
+        "bus_step_p50_us": round(bus_us, 1),
+        "direct_step_p50_us": round(direct_us, 1),
+        "mean_step_overhead_us": round((1 / bus_rate - 1 / direct_rate) * 1e6, 1),
+        "bus_steps_per_s": round(bus_rate, 1),
+        "direct_steps_per_s": round(direct_rate, 1),
+        "raw_zmq_rtt_p50_us": round(statistics.median(rtts), 1),
+        "steps": {"bus": sum(n for _, n, _ in bus), "direct": sum(n for _, n, _ in direct)},
+        "target_us": 150,
+        "seconds": round(time.monotonic() - started, 1),
+        "cpus": os.cpu_count(),
+    }
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(f"Sokoban, random agent: {out['bus_steps_per_s']:.0f} steps/s through framebus, "
+              f"{out['direct_steps_per_s']:.0f} steps/s in one process; per step p50 {out['bus_step_p50_us']:.0f} vs "
+              f"{out['direct_step_p50_us']:.0f} us -> {out['sokoban_step_overhead_us']:.0f} us added by the bus "
+              f"(target <= {out['target_us']}; mean {out['mean_step_overhead_us']:.0f} us; raw pyzmq round trip "
+              f"{out['raw_zmq_rtt_p50_us']:.0f} us; "
+              f"{out['steps']['bus']} bus steps, {out['seconds']} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
