@@ -1,0 +1,153 @@
+"""Football through the bus vs gfootball in one process: what framebus adds to each engine step.
+
+Both sides play the same match, frame for frame: the framebus side runs the football environment
+node and a random agent as separate processes on the bus (lockstep clock, one engine frame per
+decision, no rendering); the direct side then replays exactly the actions the agent chose, with
+the same engine seed, in a plain loop in this process. The ratio of the median time per step is
+the bus's overhead (target <= 1.10); an 11-a-side match keeps the engine busy enough (~5-6 ms a
+frame on CPU) that this is the ratio a benchmark run sees.
+
+    python bench/football.py [--json] [--level 11_vs_11_easy_stochastic] [--frames 400] [--blocks 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from kernel.testing import Harness  # noqa: E402
+from nodes.game.football import scenarios  # noqa: E402
+from nodes.game.football.engine import Match  # noqa: E402
+from nodes.game.football.seats import fixed_players, parse_seats  # noqa: E402
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (from /proc; Linux only)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def bus_block(level: str, frames: int, episodes: int, seed: int, text: bool) -> list[dict[str, Any]]:
+    """Play ``episodes`` episodes through the bus; per episode, the seconds between consecutive
+    step messages (after the first, so the reset is not counted), the CPU seconds the environment
+    and agent processes used over those steps, the codes played and the seed."""
+    out: list[dict[str, Any]] = []
+    async with Harness(quiet=True, episodes=episodes, seed=seed) as h:
+        h.add("env", "nodes.game.football.node:FootballEnv",
+              params={"scenarios": level, "max_frames": frames, "max_decisions": frames, "auto_render": False,
+                      "frames": False, "text": text, "judge": False},
+              inputs={"action": "agent/action"}, clock={"mode": "lockstep"})
+        h.add("agent", "nodes.agent.baseline:RandomAgent", inputs={"obs": {"from": "env/obs", "policy": "latest"}})
+        probe = h.probe(inputs={"step": {"from": "env/step", "policy": "fifo", "size": 4096}})
+        await h.start()
+        pids = [h.pid("env"), h.pid("agent")]
+        for index in range(episodes):
+            arrivals: list[float] = []
+            codes: list[int] = []
+            cpu_start = 0.0
+            while True:
+                msg = await asyncio.wait_for(probe.recv("step"), 120)
+                arrivals.append(time.perf_counter())
+                if len(arrivals) == 1:
+                    cpu_start = sum(cpu_seconds(p) for p in pids)
+                codes += [f["codes"][0] for f in msg.body["info"]["frames"]]
+                if msg.body["done"]:
+                    break
+            cpu = sum(cpu_seconds(p) for p in pids) - cpu_start
+            gaps = [b - a for a, b in zip(arrivals, arrivals[1:])]
+            last = msg.body["info"]["frames"][-1]["state"]
+            out.append({"gaps": gaps, "cpu": cpu, "codes": codes, "seed": seed + index, "ball": last["ball"]})
+        await h.wait_finished(60)
+    return out
+
+
+def direct_replay(level: str, runs: list[dict[str, Any]]) -> tuple[list[float], float, bool]:
+    """The same episodes in one process: reset with the same seed, step the same codes. Returns
+    the step times, the CPU seconds of the counted steps, and whether every replay ended with the
+    ball where the bus run left it (the same match)."""
+    seats = parse_seats(None, ["agent"])
+    name = scenarios.install_level(level, fixed_players(seats))
+    match = Match()
+    per_step: list[float] = []
+    cpu = 0.0
+    same = True
+    for run in runs:
+        match.reset(name, seats, run["seed"])
+        for i, code in enumerate(run["codes"]):
+            if i == 1:  # like the bus side, the first step after the reset is not counted
+                cpu_start = time.process_time()
+            started = time.perf_counter()
+            state, _done, _reward = match.step([code])
+            if i:
+                per_step.append(time.perf_counter() - started)
+        cpu += time.process_time() - cpu_start
+        same = same and max(abs(a - b) for a, b in zip(state["ball"], run["ball"])) < 1e-6
+    match.close()
+    return per_step, cpu, same
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--level", default="11_vs_11_easy_stochastic", help="a gfootball level or MageBench id")
+    parser.add_argument("--frames", type=int, default=400, help="frames per episode")
+    parser.add_argument("--episodes", type=int, default=1, help="episodes per block")
+    parser.add_argument("--blocks", type=int, default=5, help="alternating bus / direct blocks")
+    parser.add_argument("--text", action="store_true", help="also build the text rendering in every obs")
+    args = parser.parse_args()
+    started = time.monotonic()
+    bus: list[float] = []
+    direct: list[float] = []
+    bus_cpu = direct_cpu = 0.0
+    same = True
+    for block in range(args.blocks):
+        runs = asyncio.run(bus_block(args.level, args.frames, args.episodes, 1000 * block, args.text))
+        bus += [g for r in runs for g in r["gaps"]]
+        bus_cpu += sum(r["cpu"] for r in runs)
+        times, cpu, replayed = direct_replay(args.level, runs)
+        direct += times
+        direct_cpu += cpu
+        same = same and replayed
+    bus_ms, direct_ms = statistics.median(bus) * 1e3, statistics.median(direct) * 1e3
+    out = {
+        "level": args.level,
+        "bus_step_ms": round(bus_ms, 3),
+        "direct_step_ms": round(direct_ms, 3),
+        "bus_overhead_ms": round(bus_ms - direct_ms, 3),
+        "bus_overhead_ratio": round(bus_ms / direct_ms, 3),
+        "bus_mean_step_ms": round(statistics.fmean(bus) * 1e3, 3),
+        "direct_mean_step_ms": round(statistics.fmean(direct) * 1e3, 3),
+        # CPU per step: environment + agent processes vs the direct loop; unlike wall time this does
+        # not grow when other jobs on the machine delay the hand-offs between processes
+        "bus_cpu_ms_per_step": round(bus_cpu / len(bus) * 1e3, 3),
+        "direct_cpu_ms_per_step": round(direct_cpu / len(direct) * 1e3, 3),
+        "cpu_overhead_ratio": round(bus_cpu / direct_cpu, 3),
+        "load_average_1m": round(os.getloadavg()[0], 2),
+        "steps": {"bus": len(bus), "direct": len(direct)},
+        "same_match": same,
+        "text": args.text,
+        "seconds": round(time.monotonic() - started, 1),
+        "cpus": os.cpu_count(),
+    }
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(f"football {args.level}, random agent, no rendering: framebus {bus_ms:.2f} ms/step, gfootball in "
+              f"one process {direct_ms:.2f} ms/step -> ratio {out['bus_overhead_ratio']:.3f} "
+              f"(+{out['bus_overhead_ms']:.2f} ms; {len(bus)} steps each; {out['seconds']} s); CPU per step "
+              f"{out['bus_cpu_ms_per_step']:.2f} vs {out['direct_cpu_ms_per_step']:.2f} ms -> "
+              f"{out['cpu_overhead_ratio']:.3f}; load average {out['load_average_1m']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
