@@ -10,6 +10,8 @@ import asyncio
 import base64
 import io
 import json
+import os
+import subprocess
 import textwrap
 
 import numpy as np
@@ -20,7 +22,7 @@ from kernel.node import RemoteError
 from kernel.testing import Harness
 from nodes.model.images import to_data_url
 from tests.fault_proxy import FaultProxy
-from tests.helpers import launch
+from tests.helpers import LAUNCH, ROOT, launch
 
 CHAT = {"messages": [{"role": "user", "content": "Say hello in one word."}], "sampling": {"max_tokens": 8}}
 
@@ -175,3 +177,13 @@ async def test_managed_server_is_started_supervised_and_restarted_with_its_node(
         pid = h.pid("model")
     assert not any(os.path.exists(f"/proc/{p}") and open(f"/proc/{p}/stat").read().split()[2] != "Z"
                    for p in [pid, *new_servers])  # stopping the graph stopped the server too
+
+
+@pytest.mark.parametrize("name", ["football_gpt4o", "sokoban_gpt4o", "kidgym_gpt4o"])
+def test_bundled_gpt4o_runs_stop_at_once_without_the_key(tmp_path, name):
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    res = subprocess.run([*LAUNCH, "run", f"{name}.yaml", "--out", str(tmp_path / "run")], env={
+        **env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2
+    assert f"{name}.yaml: node 'model': environment variable OPENAI_API_KEY is not set" in res.stderr
+    assert not (tmp_path / "run").exists()  # nothing started, nothing written

@@ -69,6 +69,9 @@ class LLMAgent(Node):
         if p.get("parser"):
             get_parser(p["parser"])  # an unknown name fails here, at start-up, with the allowed ones
         self.records = StepRecords(self.run_dir, self.id)
+        # copies of a replica group (agent-0, agent-1, ...) report under one name, so episodes compare
+        replica = p.get("replica")
+        self.metric_prefix = self.id.removesuffix(f"-{replica}") if replica is not None else self.id
         self.episode: str | None = None
 
     async def teardown(self) -> None:
@@ -212,11 +215,9 @@ class LLMAgent(Node):
         ife = unparsable > self.ife_share or (n >= self.ife_min_steps and top > self.ife_share)
         assert self.episode is not None
         try:
-            await self.report(self.episode, **{
-                f"{self.id}_decisions": n, f"{self.id}_unparsable": self.stats["unparsable"],
-                f"{self.id}_regenerations": self.stats["regenerations"],
-                f"{self.id}_model_errors": self.stats["model_errors"],
-                f"{self.id}_top_action_share": round(top, 4), f"{self.id}_ife": int(ife)})
+            await self.report(self.episode, **{f"{self.metric_prefix}_{k}": v for k, v in {
+                "decisions": n, "unparsable": self.stats["unparsable"], "regenerations": self.stats["regenerations"],
+                "model_errors": self.stats["model_errors"], "top_action_share": round(top, 4), "ife": int(ife)}.items()})
         except (RemoteError, RequestTimeout) as exc:  # an episode the judge already closed
             self.log.debug("agent metrics not recorded", episode=self.episode, error=str(exc))
 
