@@ -73,7 +73,7 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--env", choices=sorted(ENVS), default="sokoban")
     parser.add_argument("--replicas", type=int, nargs="+", default=[1, 2, 4, 8])
-    parser.add_argument("--episodes-per-replica", type=int, default=12)
+    parser.add_argument("--episodes-per-replica", type=int, default=30)
     args = parser.parse_args()
     curve = []
     with tempfile.TemporaryDirectory(prefix="fb-scale-") as tmp:
