@@ -14,7 +14,28 @@ _START = " If you understand the rules, select the 'continue' action to start th
 _BEGIN = " If you understand the rules, choose 'continue' to begin the task."
 
 
-class Selection(Task):
+class _Recall(Task):
+    """What both recall tasks share: the shown-then-hidden first state, and picking a thing up."""
+
+    _rule: str
+
+    def reveal(self) -> None:
+        for thing in self.board.things:
+            thing.hidden = False
+        self.goal = self._rule
+
+    def pick_up(self, option: Option) -> Thing | None:
+        """Walk to the option's thing and put it in the backpack; None if it cannot be reached."""
+        target = option.target
+        assert target is not None and target.cell is not None
+        if not self.walk_to(target.cell):
+            return None
+        self.board.remove(target)
+        self.bag.add(target)
+        return target
+
+
+class Selection(_Recall):
     """SE (Memory): remember 1/2/3 items, then pick them out of 4/6/8 of the same category.
 
     The chosen items go into the backpack; the episode ends after as many choices as there were
@@ -48,23 +69,14 @@ class Selection(Task):
         self.goal = rule + _START
         self._rule = rule
 
-    def reveal(self) -> None:
-        for thing in self.board.things:
-            thing.hidden = False
-        self.goal = self._rule
-
     def admissible(self) -> list[Option]:
         return [Option(f"choose {self.category} with label {t.label}", "choose", target=t) for t in self.visible_things()]
 
     def apply(self, option: Option) -> bool:
-        target = option.target
-        assert target is not None and target.cell is not None
-        if not self.walk_to(target.cell):
-            return False
-        self.board.remove(target)
-        self.bag.add(target)
-        self.chosen.append(target)
-        return True
+        target = self.pick_up(option)
+        if target is not None:
+            self.chosen.append(target)
+        return target is not None
 
     def outcome(self) -> tuple[bool, bool]:
         if len(self.chosen) < self.level:
@@ -89,7 +101,7 @@ class Selection(Task):
         return [Mark("sprite", 0.25, 1.0 + 2.2 * i, 1.5, 1.5, sprite=name) for i, name in enumerate(self.targets)]
 
 
-class MemoryDecode(Task):
+class MemoryDecode(_Recall):
     """MDE (Memory + Learning): remember 1/2/3 item-to-item pairs, then pick the partner of the
     target shown in the hint bar's box.
 
@@ -122,23 +134,14 @@ class MemoryDecode(Task):
                       "remembered in the first image.")
         self.goal = self._rule + _BEGIN
 
-    def reveal(self) -> None:
-        for thing in self.board.things:
-            thing.hidden = False
-        self.goal = self._rule
-
     def admissible(self) -> list[Option]:
         return [Option(f"choose the item with label {t.label}", "choose", target=t) for t in self.visible_things()]
 
     def apply(self, option: Option) -> bool:
-        target = option.target
-        assert target is not None and target.cell is not None
-        if not self.walk_to(target.cell):
-            return False
-        self.board.remove(target)
-        self.bag.add(target)
-        self.chosen = target
-        return True
+        target = self.pick_up(option)
+        if target is not None:
+            self.chosen = target
+        return target is not None
 
     def outcome(self) -> tuple[bool, bool]:
         if self.chosen is None:
