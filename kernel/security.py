@@ -19,6 +19,7 @@ Secret keys exist only in the launching process and in the environment of the pr
 from __future__ import annotations
 
 import os
+import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -250,8 +251,18 @@ class _Gate:
 
 
 def write_private(path: Path, text: str) -> None:
-    """Write ``text`` to a file only this user can read (it may hold a secret key)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.fchmod(fd, 0o600)  # an older file of the same name may have been readable
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
+    """Write ``text`` to a file only this user can read (it may hold a secret key), atomically.
+
+    The text goes to a fresh temporary file in the same folder (mkstemp: O_CREAT|O_EXCL|O_NOFOLLOW,
+    mode 0600), which is then renamed onto ``path``. So a symlink planted at ``path`` is replaced,
+    never written through, and a reader sees the old file or the whole new one.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            os.fchmod(fd, 0o600)  # mkstemp asks for 0600, but a umask may have taken bits away
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
