@@ -601,17 +601,26 @@ class NodeRuntime:
             self._send_ctl("hb", {"state": self.state, "stats": self.stats()})
 
     async def _watchdog(self) -> None:
-        """Exit when the kernel is gone: no node outlives its graph."""
+        """Exit when the kernel is gone: no node outlives its graph.
+
+        A dead launcher normally takes its nodes along at once (PR_SET_PDEATHSIG, kernel.supervisor);
+        a new parent pid says the same where that signal is missing (no prctl, or the launcher died
+        between fork and prctl), sooner than the missing heartbeats.
+        """
+        parent = os.getppid()
         while True:
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(0.25)
             limit = max(3.0, 6 * self.heartbeat)  # the heartbeat comes with the welcome
-            if time.monotonic() - self._last_kernel > limit:
+            orphaned = self.exit_on_orphan and os.getppid() != parent
+            if orphaned or time.monotonic() - self._last_kernel > limit:
+                why = "the process that started it is gone" if orphaned else \
+                    f"no heartbeat from the kernel for {limit:.1f} s"
                 if not self.exit_on_orphan:  # a runtime inside someone else's process (kernel.testing)
                     log.error("no heartbeat from the kernel; stopping", node=self.id, silent_s=limit)
                     self._stop.set()
                     return
                 try:  # stderr may be a pipe to the dead launcher
-                    sys.stderr.write(f"{self.id}: no heartbeat from the kernel for {limit:.1f} s; exiting\n")
+                    sys.stderr.write(f"{self.id}: {why}; exiting\n")
                     sys.stderr.flush()
                 finally:
                     os._exit(75)
