@@ -158,23 +158,19 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _find_run(which: str | None) -> dict[str, Any]:
-    from kernel.runner import active_dir
+    """The newest running graph of this user that matches ``which``; announcements that fail the
+    trust checks of kernel.announce (wrong owner or mode, a symlink, a foreign endpoint) are skipped."""
+    from kernel.announce import live_runs
 
-    runs = []
-    for path in active_dir().glob("*.json"):
-        try:
-            info = json.loads(path.read_text())
-            os.kill(int(info["pid"]), 0)
-        except (OSError, ValueError, KeyError):
-            path.unlink(missing_ok=True)  # a graph that is gone
-            continue
-        runs.append((path.stat().st_mtime, info))
+    runs, untrusted = live_runs()
+    for why in untrusted:
+        console.print(f"[yellow]warning:[/] not trusting {why}", highlight=False, soft_wrap=True)
     if which:
-        runs = [r for r in runs if which in (r[1]["run_id"], r[1]["run_dir"], str(r[1]["pid"]))
-                or Path(which).resolve() == Path(r[1]["run_dir"])]
+        runs = [r for r in runs if which in (r["run_id"], r["run_dir"], str(r["pid"]))
+                or Path(which).resolve() == Path(r["run_dir"])]
     if not runs:
         raise SystemExit(f"launch: no running graph{' matches ' + which if which else ''}; start one with `launch run`")
-    return max(runs, key=lambda r: r[0])[1]
+    return runs[0]
 
 
 def _call_kernel(which: str | None, svc: str, body: Any) -> Any:

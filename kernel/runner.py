@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import signal
-import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -16,10 +15,9 @@ from typing import Any
 import structlog
 from rich.console import Console
 
-from kernel import backends, progress
+from kernel import announce, backends, progress
 from kernel.core import Kernel
 from kernel.launchfile import LaunchFile
-from kernel.security import write_private
 from kernel.shm import remove_segments
 
 log = structlog.get_logger("framebus.run")
@@ -27,12 +25,7 @@ READY_TIMEOUT_S = float(os.environ.get("FRAMEBUS_READY_TIMEOUT", "300"))
 EXIT_CODES = {"completed": 0, "failed": 1, "stopped": 0, "interrupted": 130, "timeout": 124}
 
 
-def active_dir() -> Path:
-    """Where running graphs announce their control endpoint, for ``launch ctl`` and ``launch stats``."""
-    base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
-    path = base / "framebus-active"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+active_dir = announce.folder  # the old name, for callers written before kernel.announce
 
 
 def default_out(lf: LaunchFile) -> Path:
@@ -45,23 +38,24 @@ def default_out(lf: LaunchFile) -> Path:
 async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = None,
               console: Console | None = None, backend: str = "local", address: str | None = None) -> dict[str, Any]:
     console = console or Console(stderr=True)
+    for path in announce.clean_stale():  # also refuses an announcement folder that is not private
+        console.print(f"removed {path}, left by a launcher that is gone", style="dim", highlight=False,
+                      soft_wrap=True)
     placement = backends.prepare(lf, backend, address, console)  # Ray: start or join a cluster; CURVE keys
     lf = placement.lf
     run_dir = (out or default_out(lf)).resolve()
     (run_dir / "logs").mkdir(parents=True, exist_ok=True)
     (run_dir / "launch.yaml").write_text(lf.to_yaml())
     run_id = run_dir.name
-    ipc_dir = Path(tempfile.mkdtemp(prefix="fb-", dir="/tmp"))
+    ipc_dir = announce.make_ipc_dir()
     if lf.bus.transport == "tcp":
         endpoint = f"tcp://{lf.bus.host}:0"
     else:
         endpoint = f"ipc://{ipc_dir}/kernel.sock"
     kernel = Kernel(lf, run_dir, endpoint, trace=trace, keys=placement.keys)
     await kernel.open()
-    announce = active_dir() / f"{os.getpid()}.json"
-    write_private(announce, json.dumps({"run_id": run_id, "run_dir": str(run_dir), "endpoint": kernel.endpoint,
-                                        "pid": os.getpid(), "launch_file": str(lf.source),
-                                        **placement.announcement()}))
+    announcement = announce.announce({"run_id": run_id, "run_dir": str(run_dir), "endpoint": kernel.endpoint,
+                                      "launch_file": str(lf.source), **placement.announcement()})
     env = {"FRAMEBUS_KERNEL": kernel.endpoint, "FRAMEBUS_IPC_DIR": str(ipc_dir),
            "FRAMEBUS_LOG_DIR": str(run_dir / "logs"), "FRAMEBUS_RUN_DIR": str(run_dir)}
     if lf.bus.transport == "tcp":
@@ -115,7 +109,7 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
         kernel.close()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
-        announce.unlink(missing_ok=True)
+        announcement.unlink(missing_ok=True)
         shutil.rmtree(ipc_dir, ignore_errors=True)
         remove_segments(ipc_dir.name)
     if not kernel.finished.done():

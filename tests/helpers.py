@@ -71,9 +71,9 @@ LONG_HELLO = ["hello.yaml", "--episodes", "100000", "--set", "bus.heartbeat=0.2"
 
 def announced(run_dir: Path) -> dict | None:
     """The announcement of the running graph whose run folder is ``run_dir`` (what `launch ctl` reads)."""
-    from kernel.runner import active_dir
+    from kernel.announce import folder
 
-    for f in active_dir().glob("*.json"):
+    for f in folder().glob("*.json"):
         try:
             info = json.loads(f.read_text())
         except (OSError, ValueError):

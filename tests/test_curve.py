@@ -12,9 +12,9 @@ import zmq.auth
 from zmq.utils.monitor import recv_monitor_message
 
 from kernel import protocol
+from kernel.announce import folder as announce_folder
 from kernel.launchfile import BusSpec, CurveSpec, LaunchError
 from kernel.protocol import REQ
-from kernel.runner import active_dir
 from kernel.security import ENV_PUBLIC, ENV_SECRET, ENV_SERVER, KeyPair, RunKeys, client, curve_wanted
 from tests.helpers import LONG_HELLO, announced, launch, launch_bg, wait_until
 
@@ -80,7 +80,7 @@ def test_peers_without_the_runs_keys_are_refused_and_the_run_goes_on(tmp_path: P
         assert status["curve"] is True
         info = announced(run_dir)
         assert info is not None and set(info["curve"]) == {"server", "public", "secret"}
-        announcement = active_dir() / f"{info['pid']}.json"
+        announcement = announce_folder() / f"{info['pid']}.json"
         assert stat.S_IMODE(announcement.stat().st_mode) == 0o600, "the announcement holds a secret key"
 
         kernel_ep, env_inbox = status["endpoint"], status["nodes"]["env"]["inbox"]
