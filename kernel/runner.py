@@ -16,7 +16,7 @@ from typing import Any
 import structlog
 from rich.console import Console
 
-from kernel import backends, progress
+from kernel import backends, outlet, progress
 from kernel.core import Kernel
 from kernel.launchfile import LaunchFile
 from kernel.security import write_private
@@ -44,7 +44,7 @@ def default_out(lf: LaunchFile) -> Path:
 
 async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = None,
               console: Console | None = None, backend: str = "local", address: str | None = None) -> dict[str, Any]:
-    console = console or Console(stderr=True)
+    console = console or outlet.console()  # on a queue: a terminal that stops reading stalls no loop
     placement = backends.prepare(lf, backend, address, console)  # Ray: start or join a cluster; CURVE keys
     lf = placement.lf
     run_dir = (out or default_out(lf)).resolve()
@@ -136,6 +136,9 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
                   for n, s in kernel.nodes.items()},
         **kernel.summary_sections(),
         "stats": kernel.stats(),
+        # lines the terminal did not take in time (the files under logs/ have them all)
+        "console": {"dropped_lines": outlet.dropped_console_lines()},
+        "log_files": {"dropped_lines": outlet.dropped_file_lines(supervisor.log_files)},
         "run_dir": str(run_dir),
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
