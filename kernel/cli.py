@@ -13,10 +13,10 @@ from typing import Any, Sequence
 from rich.console import Console
 from rich.table import Table
 
-from kernel import launchfile, logs
+from kernel import launchfile, logs, outlet
 from kernel.launchfile import LaunchError
 
-console = Console(stderr=True)
+console = outlet.console()  # queued and written by a thread: see kernel.outlet
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -115,6 +115,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             summary = asyncio.run(runner.run(lf, args.out, trace=args.trace, console=console,
                                              backend=args.backend, address=args.address))
         _print_summary(summary)
+        outlet.drain()  # the summary shows before anything printed to stdout, and before we exit
         if args.json:
             print(json.dumps(summary))
         return runner.EXIT_CODES.get(summary["status"], 1)
@@ -196,6 +197,12 @@ def _print_summary(summary: dict[str, Any]) -> None:
                           f"(policy {edge['policy']})", highlight=False)
     for node, errors in summary.get("stats", {}).get("decode_errors", {}).items():
         console.print(f"[yellow]malformed[/] messages dropped by {node}: {errors}", highlight=False)
+    if dropped := summary.get("console", {}).get("dropped_lines"):
+        console.print(f"[yellow]console[/]: {dropped} lines were not shown because the terminal did not read them "
+                      f"in time; {summary['run_dir']}/logs has every line", highlight=False, soft_wrap=True)
+    if dropped := summary.get("log_files", {}).get("dropped_lines"):
+        console.print(f"[yellow]logs[/]: {dropped} lines were dropped because the disk did not keep up",
+                      highlight=False)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """structlog set-up shared by the kernel and every node process.
 
 Two sinks from one processor chain: readable lines on stderr (the supervisor prefixes them with the
-node id) and JSON lines in the run folder, so a person and a script read the same events.
+node id) and JSON lines in the run folder, so a person and a script read the same events. Both are
+written by kernel.outlet's threads: logging never blocks the caller's event loop, whoever reads
+stderr and however slow the disk.
 """
 
 from __future__ import annotations
@@ -9,9 +11,11 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import structlog
+
+from kernel import outlet
 
 
 class JsonLinesTee:
@@ -19,7 +23,7 @@ class JsonLinesTee:
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh: TextIO = path.open("a", buffering=1)
+        self._fh = outlet.FileOutlet(path)
 
     def __call__(self, logger: Any, method: str, event: dict[str, Any]) -> dict[str, Any]:
         self._fh.write(json.dumps(event, default=str) + "\n")
@@ -44,6 +48,6 @@ def configure(name: str, log_dir: str | Path | None = None, *, colors: bool | No
         colors=sys.stderr.isatty() if colors is None else colors, pad_event=12)]
     structlog.configure(
         processors=processors,
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.WriteLoggerFactory(file=outlet.stderr()),
         cache_logger_on_first_use=True,
     )

@@ -30,7 +30,11 @@ def status_line(kernel: Kernel, metric: str | None) -> str:
 
 
 async def show(kernel: Kernel, console: Console, metric: str | None, every_s: float = 0.5) -> None:
-    """Redraw until cancelled; a no-op when the console is not a terminal."""
+    """Redraw until cancelled; a no-op when the console is not a terminal.
+
+    rich redraws from its own thread, holding the console's lock that this loop's prints take too;
+    the run's console writes to kernel.outlet's queue, so the lock is held only while rendering and
+    a stalled terminal blocks neither thread."""
     if not console.is_terminal:
         return
     progress = Progress(TextColumn("[bold]episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -28,6 +28,7 @@ import json
 import math
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -275,20 +276,24 @@ class Recorder(Node):
             "started_at": str(time.time()),
         })
         self.writer.flush()
+        # PNG and zstd encoding and the chunk writes take milliseconds a frame: one thread does them
+        # all, in order, so this node's loop keeps draining its input and sending heartbeats.
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="recorder")
         self._flusher = asyncio.get_running_loop().create_task(self._flush_every())
         self.log.info("recording", file=str(self.path))
 
     @on_input("bus")
     async def record(self, msg: Message) -> None:
-        self.writer.write(msg)
+        await asyncio.get_running_loop().run_in_executor(self._pool, self.writer.write, msg)
 
     async def _flush_every(self) -> None:
         while True:
             await asyncio.sleep(self.flush_s)
-            self.writer.flush()
+            await asyncio.get_running_loop().run_in_executor(self._pool, self.writer.flush)
 
     async def teardown(self) -> None:
         self._flusher.cancel()
+        self._pool.shutdown(wait=True)  # a write or flush already under way finishes first
         # What arrived but was not handled yet (the runtime stops the handler before teardown).
         while (msg := self.recv_nowait("bus")) is not None:
             self.writer.write(msg)

@@ -225,7 +225,6 @@ def drive(rec: Recording, topic: str, args: argparse.Namespace, episode_ids: lis
     import asyncio
 
     import yaml
-    from rich.console import Console
 
     from kernel import launchfile, logs, runner
 
@@ -236,7 +235,7 @@ def drive(rec: Recording, topic: str, args: argparse.Namespace, episode_ids: lis
     source.write_text(yaml.safe_dump(doc, sort_keys=False))
     lf = launchfile.load(source, sets=args.sets)
     logs.configure("kernel")
-    summary = asyncio.run(runner.run(lf, out, console=Console(stderr=True)))
+    summary = asyncio.run(runner.run(lf, out))  # its console: kernel.outlet, which cannot stall the run
     lines = (out / "replay.jsonl").read_text().splitlines() if (out / "replay.jsonl").exists() else []
     rows = [json.loads(line) for line in lines if line.strip()]
     same = sum(r["same"] for r in rows)

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-from kernel import logs
+from kernel import logs, outlet
 from kernel.launchfile import resolve_uses
 from kernel.node import Node
 from kernel.runtime import NodeRuntime
@@ -36,11 +36,13 @@ def main() -> int:
                           inbox_dir=os.environ.get("FRAMEBUS_IPC_DIR"),
                           tcp_host=os.environ.get("FRAMEBUS_TCP_HOST") or None, curve=NodeCurve.from_env())
     try:
-        import uvloop
-
+        try:
+            import uvloop
+        except ImportError:
+            return asyncio.run(runtime.main())
         return uvloop.run(runtime.main())
-    except ImportError:
-        return asyncio.run(runtime.main())
+    finally:
+        outlet.drain()  # the queued log lines go out before a traceback Python prints on the way out
 
 
 if __name__ == "__main__":

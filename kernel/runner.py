@@ -15,7 +15,7 @@ from typing import Any
 import structlog
 from rich.console import Console
 
-from kernel import announce, backends, progress
+from kernel import announce, backends, outlet, progress
 from kernel.core import Kernel
 from kernel.launchfile import LaunchFile
 from kernel.shm import remove_segments
@@ -37,7 +37,7 @@ def default_out(lf: LaunchFile) -> Path:
 
 async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = None,
               console: Console | None = None, backend: str = "local", address: str | None = None) -> dict[str, Any]:
-    console = console or Console(stderr=True)
+    console = console or outlet.console()  # on a queue: a terminal that stops reading stalls no loop
     for path in announce.clean_stale():  # also refuses an announcement folder that is not private
         console.print(f"removed {path}, left by a launcher that is gone", style="dim", highlight=False,
                       soft_wrap=True)
@@ -130,6 +130,9 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
                   for n, s in kernel.nodes.items()},
         **kernel.summary_sections(),
         "stats": kernel.stats(),
+        # lines the terminal did not take in time (the files under logs/ have them all)
+        "console": {"dropped_lines": outlet.dropped_console_lines()},
+        "log_files": {"dropped_lines": outlet.dropped_file_lines(supervisor.log_files)},
         "run_dir": str(run_dir),
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")

@@ -17,7 +17,6 @@ import contextvars
 import functools
 import inspect
 import os
-import sys
 import threading
 import time
 import traceback
@@ -27,7 +26,7 @@ from typing import Any, Awaitable, Callable
 import structlog
 import zmq
 
-from kernel import protocol, tracing
+from kernel import outlet, protocol, tracing
 from kernel.clock import Clock
 from kernel.inputs import InputQueue
 from kernel.node import Node, RemoteError, RequestTimeout
@@ -251,7 +250,7 @@ class NodeRuntime:
             log.error("no answer from the kernel", node=self.id, endpoint=self.kernel_endpoint)
             return 70
         except ConfigRejected as exc:
-            sys.stderr.write(f"{self.id}: {exc}\n")
+            outlet.stderr().write(f"{self.id}: {exc}\n")  # after the log lines queued before it
             return 2
         self._configure(welcome)
         try:
@@ -619,9 +618,10 @@ class NodeRuntime:
                     log.error("no heartbeat from the kernel; stopping", node=self.id, silent_s=limit)
                     self._stop.set()
                     return
-                try:  # stderr may be a pipe to the dead launcher
-                    sys.stderr.write(f"{self.id}: {why}; exiting\n")
-                    sys.stderr.flush()
+                try:  # stderr may be a pipe to a dead or stalled launcher: queue, wait a little, go
+                    out = outlet.stderr()
+                    out.write(f"{self.id}: {why}; exiting\n")
+                    outlet.drain(console_s=0.5, files_s=2.0)
                 finally:
                     os._exit(75)
 

@@ -22,6 +22,7 @@ import structlog
 from rich.console import Console
 from rich.text import Text
 
+from kernel import outlet
 from kernel.launchfile import NodeSpec
 
 log = structlog.get_logger("framebus.supervisor")
@@ -82,6 +83,7 @@ class Supervisor:
         self.procs = {spec.id: Proc(spec, _COLORS[i % len(_COLORS)]) for i, spec in enumerate(nodes)}
         self.width = max((len(n) for n in self.procs), default=4)
         self.stopping = False
+        self.log_files: list[outlet.FileOutlet] = []  # for the count of lines the disk did not take
 
     def command(self, spec: NodeSpec) -> list[str]:
         return list(spec.cmd) if spec.cmd else [sys.executable, "-m", "kernel.run_node"]
@@ -122,14 +124,21 @@ class Supervisor:
         return {"backend": self.backend}
 
     async def _watch(self, proc: Proc, process: asyncio.subprocess.Process) -> None:
+        """Read the node's output as it comes (a pipe left unread would block the node), keep every
+        byte in RUN/logs/<node>.log and show each line; both through kernel.outlet, so neither a
+        stalled terminal nor a slow disk holds up this loop."""
         assert process.stdout is not None
-        with (self.log_dir / f"{proc.spec.id}.log").open("ab") as logfile:
-            while line := await process.stdout.readline():
-                logfile.write(line)
-                logfile.flush()
-                text = line.decode(errors="replace").rstrip()
-                proc.tail.append(text)
-                self._say(proc, text)
+        logfile = outlet.FileOutlet(self.log_dir / f"{proc.spec.id}.log")
+        self.log_files.append(logfile)
+        try:
+            async for data, lines in outlet.read_chunks(process.stdout):
+                logfile.write(data)
+                for line in lines:
+                    text = line.decode(errors="replace").rstrip()
+                    proc.tail.append(text)
+                    self._say(proc, text)
+        finally:
+            logfile.close()
         code = await process.wait()
         proc.exit_code = code
         if self.stopping or proc.stopping:
@@ -151,6 +160,7 @@ class Supervisor:
                 await self._spawn(proc)
 
     def _say(self, proc: Proc, text: str, error: bool = False) -> None:
+        """Show a line on the console; the run's console (kernel.outlet) queues it, never blocks."""
         prefix = Text(f"{proc.spec.id:<{self.width}} │ ", style="bold red" if error else proc.color)
         self.console.print(prefix + Text(text), highlight=False, soft_wrap=True)
 

@@ -6,7 +6,9 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
+import weakref
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,9 +26,27 @@ def launch(*args: str, cwd: Path | None = None, timeout: float = 60, **kw) -> su
                           timeout=timeout, **kw)
 
 
-def launch_bg(*args: str, cwd: Path | None = None) -> subprocess.Popen:
-    return subprocess.Popen([*LAUNCH, *args], cwd=cwd, env=launch_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+class Background(subprocess.Popen):
+    """A ``launch`` running in the background with its output (stdout and stderr) in a file.
+
+    Not a pipe: a test that does not read a pipe while the run goes on fills it, and then the
+    launcher blocks writing to it. ``output()`` reads what it printed so far."""
+
+    output_path: Path
+
+    def output(self) -> str:
+        return self.output_path.read_text(errors="replace")
+
+
+def launch_bg(*args: str, cwd: Path | None = None) -> Background:
+    fd, name = tempfile.mkstemp(prefix="launch-bg-", suffix=".out")
+    try:
+        proc = Background([*LAUNCH, *args], cwd=cwd, env=launch_env(), stdout=fd, stderr=subprocess.STDOUT)
+    finally:
+        os.close(fd)
+    proc.output_path = Path(name)
+    weakref.finalize(proc, os.unlink, name)  # the file goes when the test lets go of the process
+    return proc
 
 
 def alive(pid: int) -> bool:

@@ -207,12 +207,11 @@ def test_launch_ctl_pause_step_resume_and_stop_a_running_graph(tmp_path):
             poll.close()
 
         _ctl(run_dir, "stop")
-        out, _ = proc.communicate(timeout=30)
-        assert proc.returncode == 0, out
+        assert proc.wait(timeout=30) == 0, proc.output()
     finally:
         if proc.poll() is None:
             proc.kill()
-            proc.communicate(timeout=10)
+            proc.wait(timeout=10)
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["status"] == "stopped", summary["reason"]
     assert summary["nodes"]["env"]["clock"]["frame"] >= frozen + 13

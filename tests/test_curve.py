@@ -76,7 +76,7 @@ def test_peers_without_the_runs_keys_are_refused_and_the_run_goes_on(tmp_path: P
             status = json.loads(res.stdout)
             return status["started"] and all(n["pid"] for n in status["nodes"].values())
 
-        assert wait_until(running, 60, 0.5), proc.stdout.read() if proc.poll() is not None else "not running"
+        assert wait_until(running, 60, 0.5), proc.output()
         assert status["curve"] is True
         info = announced(run_dir)
         assert info is not None and set(info["curve"]) == {"server", "public", "secret"}

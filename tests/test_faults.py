@@ -189,12 +189,11 @@ def test_launch_stats_shows_every_edge_of_a_running_graph(tmp_path, monkeypatch)
             assert e["dropped"] == 0, e
         assert stats["decode_errors"] == {}
         _json("ctl", "stop", "--run", str(run_dir))
-        out, _ = proc.communicate(timeout=30)
-        assert proc.returncode == 0, out
+        assert proc.wait(timeout=30) == 0, proc.output()
     finally:
         if proc.poll() is None:
             proc.kill()
-            proc.communicate(timeout=10)
+            proc.wait(timeout=10)
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["status"] == "stopped"
     assert sorted(e["edge"] for e in summary["stats"]["edges"]) == EDGES

@@ -84,7 +84,8 @@ def _start_graph(tmp_path):
     path.write_text(textwrap.dedent(HANGING_GRAPH).replace("{python}", sys.executable))
     proc = launch_bg("run", str(path), "--out", str(tmp_path / "run"))
     # all five nodes (and the grandchild's python) up and running
-    assert wait_until(lambda: len(children_of(proc.pid)) >= 6 and announced(tmp_path / "run") is not None, 60), proc.stdout
+    assert wait_until(lambda: len(children_of(proc.pid)) >= 6 and announced(tmp_path / "run") is not None, 60), \
+        proc.output()
     return proc
 
 

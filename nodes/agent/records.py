@@ -1,8 +1,9 @@
 """Step records: what an agent saw, asked, got back and did, one record per decision.
 
 They are written as each step happens, to the run's results database (``steps`` table) and as a
-JSON line in ``RUN/steps/<agent>.jsonl`` (flushed), so a crashed run still explains itself and
-``jq`` or pandas read them; images are noted by size, not stored (the recorder stores frames).
+JSON line in ``RUN/steps/<agent>.jsonl``, so a crashed run still explains itself and ``jq`` or
+pandas read them; images are noted by size, not stored (the recorder stores frames). Both writes
+are queued to threads (kernel.store, kernel.outlet): the agent's loop never waits on the disk.
 """
 
 from __future__ import annotations
@@ -10,10 +11,11 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import numpy as np
 
+from kernel.outlet import FileOutlet
 from kernel.store import StepStore
 
 
@@ -34,12 +36,12 @@ class StepRecords:
 
     def __init__(self, run_dir: Path | None, node_id: str) -> None:
         self.path: Path | None = None
-        self._file: TextIO | None = None
+        self._file: FileOutlet | None = None
         self._store: StepStore | None = None
         if run_dir is not None:
             self.path = run_dir / "steps" / f"{node_id}.jsonl"
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("a")
+            self._file = FileOutlet(self.path)
             self._store = StepStore(run_dir, node_id)
 
     def write(self, record: dict[str, Any]) -> None:
@@ -47,7 +49,6 @@ class StepRecords:
             return
         record = {"ts": round(time.time(), 3), **record}
         self._file.write(json.dumps(record, default=str) + "\n")
-        self._file.flush()
         self._store.write(record)
 
     def close(self) -> None:

@@ -105,11 +105,15 @@ class ChatModel(Node):
     @service("chat")
     async def chat(self, body: dict[str, Any]) -> dict[str, Any]:
         sampling = {**self.sampling, **(body.get("sampling") or {})}
-        messages = openai_messages(body["messages"], self.image_format, self.image_long_edge, self.vision)
+        # Encoding frames (PNG/JPEG, base64), hashing the request and the cache's SQLite (a sync to
+        # disk per write) take milliseconds: they run in threads, so this loop serves other calls.
+        messages = await asyncio.to_thread(openai_messages, body["messages"], self.image_format,
+                                           self.image_long_edge, self.vision)
         request = {"model": self.model, "messages": messages, **sampling}
         episode = body.get("episode")
-        key = request_key(request) if self.cache is not None else None
-        if key is not None and (hit := self.cache.get(key)) is not None:  # type: ignore[union-attr]
+        key = await asyncio.to_thread(request_key, request) if self.cache is not None else None
+        hit = await asyncio.to_thread(self.cache.get, key) if key is not None else None  # type: ignore[union-attr]
+        if hit is not None:
             self._account(episode, hit["usage"], 0.0, 0, cached=True)
             return {**hit, "latency_s": 0.0, "cost_usd": 0.0, "cached": True, "retries": 0}
         async with self.limit:
@@ -124,7 +128,7 @@ class ChatModel(Node):
             "gen_ai.response.finish_reasons": [str(reply.get("finish_reason"))], "framebus.retries": retries,
             "framebus.cost_usd": cost})
         if key is not None:
-            self.cache.put(key, self.model, reply)  # type: ignore[union-attr]
+            await asyncio.to_thread(self.cache.put, key, self.model, reply)  # type: ignore[union-attr]
         return {**reply, "latency_s": latency, "cost_usd": cost, "cached": False, "retries": retries}
 
     async def _call(self, request: dict[str, Any]) -> tuple[dict[str, Any], int, float]:

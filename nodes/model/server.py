@@ -27,6 +27,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
+from kernel import outlet
 from kernel.supervisor import die_with_parent
 
 
@@ -119,9 +120,11 @@ class ManagedServer:
             return False
 
     async def _read_output(self) -> None:
+        """Read the server's output for its whole life: a pipe left full would block the server.
+        (vLLM logs whole prompts on one line; kernel.outlet.read_chunks takes lines of any length.)"""
         assert self.process is not None and self.process.stdout is not None
-        while line := await self.process.stdout.readline():
-            self.tail.append(line.decode(errors="replace").rstrip())
+        async for _, lines in outlet.read_chunks(self.process.stdout):
+            self.tail.extend(line.decode(errors="replace").rstrip()[:2000] for line in lines)
 
     async def _supervise(self, reader: asyncio.Future[None]) -> None:
         assert self.process is not None
@@ -130,6 +133,7 @@ class ManagedServer:
             await asyncio.wait([reader], timeout=2)
             self.log.error("model server died; exiting so the node restarts it", code=code,
                            last_lines="\n".join(list(self.tail)[-10:]))
+            outlet.drain(console_s=2.0, files_s=2.0)  # the line above is queued (kernel.logs)
             os._exit(1)
 
     async def stop(self) -> None:
