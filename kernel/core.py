@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ import structlog
 import zmq
 
 from kernel import protocol
+from kernel.badtraffic import BadTraffic, body_error, tap_error, truncated
 from kernel.episodes import EpisodeBook
 from kernel.launchfile import LaunchFile, NodeSpec
 from kernel.protocol import CTL, DATA, ERR, REP, REQ, TAP, Message
@@ -27,6 +29,13 @@ from kernel.sockets import readable, recv_frames
 
 log = structlog.get_logger("framebus.kernel")
 DRAIN_S = float(os.environ.get("FRAMEBUS_DRAIN_S", "30"))
+# Messages read per turn of the event loop: a flood on kernel.sock must leave turns to the
+# heartbeat timer (nodes exit after 3 s without one) and to the other sockets of the launcher.
+DRAIN_BATCH = 256
+# Queued messages per connection to kernel.sock (ZeroMQ's default, made explicit): a sender past it
+# waits, so a flood is held in the flooder's own memory, not the kernel's.
+RCVHWM = 1000
+_EPISODE = re.compile(r"ep(\d{5,})")
 
 
 @dataclass
@@ -63,6 +72,8 @@ class Kernel:
         self.paused = False
         self.started = False
         self._drain_timer: asyncio.TimerHandle | None = None
+        self._drain_soon = False  # a _drain is already scheduled on the loop
+        self.bad = BadTraffic(log, "dropped a bad control message")  # counts per source identity
 
     # lifecycle ------------------------------------------------------------------------------
     async def open(self) -> None:
@@ -72,6 +83,7 @@ class Kernel:
         self.sock = zmq.Context.instance().socket(zmq.ROUTER)
         self.sock.setsockopt(zmq.ROUTER_HANDOVER, 1)
         self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.setsockopt(zmq.RCVHWM, RCVHWM)
         if self.keys is not None:
             self._curve = self.keys.kernel_server()
             self._curve.serve(self.sock)
@@ -90,6 +102,7 @@ class Kernel:
         self.sock.close(linger=0)
         if self._curve is not None:
             self._curve.stop()
+        self.bad.flush()
         self.book.close()
 
     def start(self) -> None:
@@ -141,11 +154,19 @@ class Kernel:
                 self.send(node_id, cmd, body)
 
     def _kick(self) -> None:
-        if not self.sock.closed and readable(self.sock):
+        if not self._drain_soon and not self.sock.closed and readable(self.sock):
+            self._drain_soon = True
             asyncio.get_running_loop().call_soon(self._drain)
 
     def _drain(self) -> None:
-        while not self.sock.closed and readable(self.sock):
+        """Read at most DRAIN_BATCH messages, then let the loop run timers and other sockets.
+
+        The zmq FD is edge-triggered: stopping with messages left means no new edge may come, so
+        the drain reschedules itself."""
+        self._drain_soon = False
+        for _ in range(DRAIN_BATCH):
+            if self.sock.closed or not readable(self.sock):
+                return
             try:
                 frames = recv_frames(self.sock, 3)
             except zmq.Again:
@@ -154,33 +175,71 @@ class Kernel:
             try:
                 msg = protocol.decode(frames[1:], self.lf.bus.max_message_bytes)
             except protocol.ProtocolError as exc:
-                log.warning("dropped a malformed control message", source=identity.decode(errors="replace"),
-                            error=str(exc))
+                self.bad.note(identity.decode(errors="replace"), str(exc))
                 continue
             try:
                 self._handle(identity, msg)
             except Exception as exc:  # a bad peer must never take the kernel down
-                log.exception("kernel failed to handle a message", source=msg.src, topic=msg.topic, error=str(exc))
+                self.bad.note(identity.decode(errors="replace"),
+                              f"{msg.kind} {truncated(msg.topic)}: handler failed: {type(exc).__name__}: {exc}",
+                              exc_info=True)
+        self._kick()
 
     def _handle(self, identity: bytes, msg: Message) -> None:
         st = self.nodes.get(msg.src)
-        if st is not None and identity == msg.src.encode():
-            st.last_seen = time.monotonic()
+        if identity != msg.src.encode():
+            # Nodes connect with IDENTITY = their id, clients with their own name: anything else
+            # lies about who sent it (on a plain bus, the header's src is the only name there is).
+            error = (f"{msg.kind} {truncated(msg.topic)} claims src {truncated(msg.src)!r}, but came from a "
+                     f"connection whose ZeroMQ identity is {truncated(identity.decode(errors='replace'))!r}; "
+                     "a node sets its control socket's identity to its node id")
+            self.bad.note(identity.decode(errors="replace"), error)
+            if msg.kind == CTL and msg.topic == "hello":  # a misconfigured node waits for an answer
+                self.sock.send_multipart([identity, *protocol.encode(CTL, "kernel", "reject", {"error": error})],
+                                         flags=zmq.NOBLOCK)
+            return
         if msg.kind == REQ:
+            if st is not None:
+                st.last_seen = time.monotonic()
             self._serve(identity, msg)
-        elif msg.kind == TAP and st is not None:
+        elif st is None:
+            if msg.kind == CTL and msg.topic == "hello":
+                error = (f"node id {truncated(msg.src)!r} is not in the launch file {self.lf.source.name}; "
+                         f"its nodes are: {', '.join(self.nodes)}")
+                self.bad.note(identity.decode(errors="replace"), f"hello from an unknown node: {error}")
+                self.sock.send_multipart([identity, *protocol.encode(CTL, "kernel", "reject", {"error": error})],
+                                         flags=zmq.NOBLOCK)
+            else:
+                self.bad.note(identity.decode(errors="replace"), f"{msg.kind} {truncated(msg.topic)} from "
+                              f"{truncated(msg.src)!r}, which is no node of this graph")
+        elif msg.kind == TAP:
+            st.last_seen = time.monotonic()
+            error = tap_error(msg.body)
+            if error is not None:
+                self.bad.note(msg.src, error)
+                return
             for tap in msg.body:
                 if tap[0] == DATA:
                     self.edge_sent[(msg.src, tap[2], tap[1])] += 1
             for listener in self.tap_listeners:
                 listener(msg.src, msg.body)
-        elif msg.kind == CTL and st is not None and identity == msg.src.encode():
+        elif msg.kind == CTL:
+            st.last_seen = time.monotonic()
+            error = body_error(msg.topic, msg.body)
+            if error is not None:
+                self.bad.note(msg.src, error)
+                if msg.topic == "hello":  # the node waits for an answer: tell it why, and fail the run
+                    self._refuse(msg.src, st, error)
+                return
             self._control(msg.src, st, msg.topic, msg.body or {})
-        elif msg.kind == CTL and msg.topic == "hello":
-            error = (f"node id {msg.src!r} is not in the launch file {self.lf.source.name}; "
-                     f"its nodes are: {', '.join(self.nodes)}")
-            log.warning("rejected an unknown node", node=msg.src)
-            self.sock.send_multipart([identity, *protocol.encode(CTL, "kernel", "reject", {"error": error})])
+        else:
+            self.bad.note(msg.src, f"a {truncated(msg.kind)!r} message: the kernel takes only ctl, tap and req")
+
+    def _refuse(self, node_id: str, st: NodeState, error: str) -> None:
+        st.state = "failed"
+        st.error = error
+        self.send(node_id, "reject", {"error": error})
+        self.finish("failed", error)
 
     def _control(self, node_id: str, st: NodeState, cmd: str, body: dict[str, Any]) -> None:
         if cmd == "hello":
@@ -223,10 +282,7 @@ class Kernel:
         if self.keys is not None and body.get("curve") != self.keys.nodes[node_id].public:
             problems.append(f"node {node_id!r} presented CURVE key {body.get('curve')!r}, not the one issued to it")
         if problems:
-            st.state = "failed"
-            st.error = "; ".join(problems)
-            self.send(node_id, "reject", {"error": st.error})
-            self.finish("failed", st.error)
+            self._refuse(node_id, st, "; ".join(problems))
             return
         st.pid, st.inbox, st.driver = body.get("pid"), body.get("inbox"), bool(body.get("driver"))
         st.outputs, st.services = outputs, list(body.get("services", []))
@@ -289,6 +345,14 @@ class Kernel:
     def _serve(self, identity: bytes, msg: Message) -> None:
         body = msg.body or {}
         try:
+            error = body_error(msg.topic, msg.body)
+            if error is None and msg.topic in ("episode.report", "episode.end"):
+                index = int(_EPISODE.fullmatch(body["episode"]).group(1))  # type: ignore[union-attr]
+                if self.book.total is not None and index >= self.book.total:
+                    error = f"{msg.topic}: episode {body['episode']!r} is out of range (this run has {self.book.total})"
+            if error is not None:
+                self.bad.note(msg.src, error)
+                raise ValueError(error)
             result = self._call(msg.src, msg.topic, body)
             reply = protocol.encode(REP, "kernel", msg.topic, result, dst=msg.src, cid=msg.cid)
         except Exception as exc:
@@ -380,6 +444,8 @@ class Kernel:
                 "queued": self.nodes[dst_node].stats.get("queued", {}).get(inp, 0),
             })
         decode_errors = {n: s.stats.get("decode_errors", {}) for n, s in self.nodes.items() if s.stats.get("decode_errors")}
+        if self.bad.counts:
+            decode_errors["kernel"] = dict(self.bad.counts)
         return {"edges": edges, "decode_errors": decode_errors}
 
     async def _heartbeats(self) -> None:

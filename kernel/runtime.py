@@ -27,6 +27,7 @@ import structlog
 import zmq
 
 from kernel import outlet, protocol, tracing
+from kernel.badtraffic import BadTraffic, credit_error, release_error, truncated
 from kernel.clock import Clock
 from kernel.inputs import InputQueue
 from kernel.node import Node, RemoteError, RequestTimeout
@@ -44,6 +45,12 @@ FAST_REPLY_MS = 1
 _COPY_THRESHOLD = 64 * 1024  # below this pyzmq copies faster than it can track zero-copy buffers
 TAP_FLUSH_S = 0.1
 TAP_BATCH = 512
+# Messages read from one socket per turn of the event loop: a flooded inbox must leave turns to the
+# control socket (the watchdog exits after 3 s without a word from the kernel) and to timers.
+DRAIN_BATCH = 256
+# Messages queued per connection to an inbox. A sender past it keeps the rest in its own queue
+# (SNDHWM 10000), so a flood costs the flooder's memory; here it is at most this many messages.
+INBOX_RCVHWM = 1000
 
 
 class ConfigRejected(RuntimeError):
@@ -94,7 +101,9 @@ class NodeRuntime:
         self._taps: list[list[Any]] = []
         self.sent: Counter[str] = Counter()
         self.send_dropped: Counter[str] = Counter()  # "output->dst" that could not be sent
-        self.decode_errors: Counter[str] = Counter()
+        self.bad = BadTraffic(log, "dropped a bad message", node=node_id)
+        self.decode_errors = self.bad.counts  # per source, bounded (kernel.badtraffic)
+        self._peer_ids: dict[bytes, str] = {}  # routing identity -> node id, of the peers the kernel announced
         self._tasks: set[asyncio.Task[Any]] = set()
         self._run_task: asyncio.Task[Any] | None = None
         self._welcome: asyncio.Future[dict[str, Any]] | None = None
@@ -321,6 +330,7 @@ class NodeRuntime:
             self._curve_server.stop()
         if self._shm_pool is not None:
             self._shm_pool.close()
+        self.bad.flush()
 
     def _configure(self, w: dict[str, Any]) -> None:
         self.params = dict(w.get("params") or {})
@@ -359,7 +369,7 @@ class NodeRuntime:
         self._inbox = self.ctx.socket(zmq.ROUTER)
         self._inbox.setsockopt(zmq.ROUTER_HANDOVER, 1)
         self._inbox.setsockopt(zmq.LINGER, 0)
-        self._inbox.setsockopt(zmq.RCVHWM, 10000)
+        self._inbox.setsockopt(zmq.RCVHWM, INBOX_RCVHWM)
         if self.curve is not None:
             self._curve_server = self.curve.server()
             self._curve_server.serve(self._inbox)
@@ -377,6 +387,7 @@ class NodeRuntime:
             self._peer_shm[node] = bool(rest and rest[0].get("shm")) and self._shm_dir is not None
             if node == self.id or self._peer_endpoints.get(node) == endpoint:
                 continue
+            self._peer_ids[node.encode()] = node
             if self._shm_pool is not None:
                 self._shm_pool.release_holder(node)  # a restarted receiver holds none of our slots
             old = self._peers.pop(node, None)
@@ -408,17 +419,26 @@ class NodeRuntime:
         sock.__dict__["_fb_drain"] = (handler, peer, copied)
 
     def _drain(self, sock: zmq.Socket, handler: Callable[[list[Any], str | None], None], peer: str | None,
-               copied: int) -> None:
-        # The zmq FD is edge-triggered: read everything that is there, every time.
-        while not sock.closed and readable(sock):
+               copied: int, batch: int = DRAIN_BATCH) -> bool:
+        """Read at most ``batch`` messages; True if that emptied the socket.
+
+        The zmq FD is edge-triggered: stopping with messages left means no new edge may come, so
+        the drain reschedules itself for the loop's next turn."""
+        for _ in range(batch):
+            if sock.closed or not readable(sock):
+                return True
             try:
                 frames = recv_frames(sock, copied)
             except zmq.Again:
-                return
+                return True
             try:
                 handler(frames, peer)
-            except Exception:
-                log.error("handler crashed", node=self.id, error=traceback.format_exc())
+            except Exception as exc:
+                self.bad.note(peer or "inbox", f"handler crashed: {type(exc).__name__}: {exc}", exc_info=True)
+        if sock.closed or not readable(sock):
+            return True
+        self._get_loop().call_soon(self._drain, sock, handler, peer, copied)
+        return False
 
     def _kick(self, sock: zmq.Socket) -> None:
         """A send can consume the FD's edge: re-check for input that arrived meanwhile."""
@@ -426,16 +446,15 @@ class NodeRuntime:
             self._get_loop().call_soon(self._drain, sock, *sock.__dict__["_fb_drain"])
 
     def _drain_all(self) -> None:
+        """What already arrived before stopping, bounded: a socket that stays flooded is left."""
         for sock in [self._inbox, *self._peers.values()]:
-            self._drain(sock, *sock.__dict__["_fb_drain"])
+            self._drain(sock, *sock.__dict__["_fb_drain"], batch=100 * DRAIN_BATCH)
 
     def _decode(self, frames: list[Any], source: str) -> Message | None:
         try:
             return protocol.decode(frames, self.max_bytes, self._shm_reader.attach if self._shm_reader else None)
         except protocol.ProtocolError as exc:
-            self.decode_errors[source] += 1
-            log.warning("dropped a malformed message", node=self.id, source=source, error=str(exc),
-                        dropped=sum(self.decode_errors.values()))
+            self.bad.note(source, str(exc))
             return None
 
     # incoming ---------------------------------------------------------------------------------
@@ -444,23 +463,51 @@ class NodeRuntime:
         msg = self._decode(frames[1:], identity.decode(errors="replace"))
         if msg is None:
             return
-        if msg.kind == DATA:
+        kind = msg.kind
+        if kind != REQ and self._peer_ids.get(identity) != msg.src:
+            # Peers connect with IDENTITY = their node id (_update_peers); only they send data,
+            # credits and releases. Requests may come from anyone, but under their own name.
+            self._refuse_sender(identity, msg)
+            return
+        if kind == DATA:
             inputs = self._in_routes.get((msg.src, msg.topic))
             if inputs is None:
-                self.decode_errors[f"{msg.src}/{msg.topic} (not wired)"] += 1
+                self.bad.note(f"{msg.src}/{truncated(msg.topic)} (not wired)",
+                              f"data on {msg.src}/{truncated(msg.topic)}, which no input of this node reads")
                 return
             for name in inputs:
                 self.queues[name].put(msg)
-        elif msg.kind == REQ:
+        elif kind == REQ:
+            if identity != msg.src.encode():
+                self._refuse_sender(identity, msg)
+                return
             self._serve(msg, lambda out: self._reply(self._inbox, identity, out))
-        elif msg.kind == RELEASE:
-            if self._shm_pool is not None:
-                for slot in msg.body["slots"]:
-                    self._shm_pool.release(int(slot), msg.src)
-        elif msg.kind == CREDIT:
+        elif kind == CREDIT:
+            error = credit_error(msg.body, msg.src, self._credits)
+            if error is not None:
+                self.bad.note(msg.src, error)
+                return
             key = (msg.src, msg.body["input"])
-            self._credits[key] = self._credits.get(key, 0) + int(msg.body["n"])
+            self._credits[key] += msg.body["n"]
             self._credit_event.set()
+        elif kind == RELEASE:
+            pool = self._shm_pool
+            error = release_error(msg.body, pool.slot_count if pool is not None else None)
+            if error is not None:
+                self.bad.note(msg.src, error)
+                return
+            for slot in msg.body["slots"]:
+                pool.release(slot, msg.src)  # type: ignore[union-attr]
+        else:
+            self.bad.note(msg.src, f"a {truncated(kind)!r} message on the inbox, which takes data, req, credit and rel")
+
+    def _refuse_sender(self, identity: bytes, msg: Message) -> None:
+        name = identity.decode(errors="replace")
+        known = "" if msg.kind == REQ or msg.src in self._peer_ids.values() else \
+            ", which is no peer the kernel announced"
+        self.bad.note(f"{name} (as {msg.src})" if name != msg.src else name,
+                      f"{msg.kind} {truncated(msg.topic)} claims src {truncated(msg.src)!r}{known}, but came from "
+                      f"a connection whose ZeroMQ identity is {truncated(name)!r}")
 
     def _reply(self, sock: zmq.Socket, identity: bytes, frames: list[Any]) -> None:
         send_frames(sock, [identity, *frames], _nbytes(frames) < _COPY_THRESHOLD)

@@ -72,6 +72,11 @@ class ShmPool:
         if not holders:
             self._free[slot.size].append(slot)
 
+    @property
+    def slot_count(self) -> int:
+        """Slot ids are 0 .. slot_count - 1: a receiver's release names no other."""
+        return len(self._slots)
+
     def release(self, slot_id: int, holder: str) -> None:
         slot = self._slots.get(slot_id)
         if slot is None or holder not in slot.holders:
