@@ -282,7 +282,7 @@ class Kernel:
                 self._drain_timer = asyncio.get_running_loop().call_later(DRAIN_S, self._drained)
 
     def _drained(self) -> None:
-        self.finish("failed", f"the drivers finished but only {len(self.book.records)}/{self.book.total} episodes "
+        self.finish("failed", f"the drivers finished but only {self.book.ended_count}/{self.book.total} episodes "
                     f"were ended within {DRAIN_S:.0f} s (is a judge missing, or not calling end_episode?)")
 
     # kernel services ------------------------------------------------------------------------
