@@ -1,9 +1,19 @@
-"""The fault proxy's own count of requests in flight (what test_model's concurrency test reads), and
-a launcher whose memory stays flat: 100k hello episodes cost it no more than 10k."""
+"""Recovery from a node that dies mid-episode, and a launcher whose memory stays flat.
+
+* a node an episode needs dies mid-episode: the environment abandons that episode (it is not
+  scored from default actions), and it is dealt again once the node is back;
+* the environment waits for episodes still in flight rather than stopping early, and a missing
+  judge still fails the run after the drain time;
+* the fault proxy's own count of requests in flight (what test_model's concurrency test reads);
+* 100k hello episodes cost the launcher no more memory than 10k.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import signal
 import sqlite3
 import subprocess
 import threading
@@ -14,8 +24,153 @@ from pathlib import Path
 
 import pytest
 
+from kernel.testing import Harness
 from tests.fault_proxy import FaultProxy
-from tests.helpers import LAUNCH, launch_env, wait_until
+from tests.helpers import LAUNCH, ROOT, children_of, launch, launch_bg, launch_env, wait_until
+
+
+def node_pid(launcher: int, node: str) -> int | None:
+    """The pid of node ``node`` of the run started by process ``launcher``."""
+    for pid in children_of(launcher):
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == launcher and f"FRAMEBUS_NODE_ID={node}".encode() in environ:
+            return pid
+    return None
+
+
+def direct_children(pid: int) -> list[int]:
+    found = []
+    for p in children_of(pid):
+        try:
+            if int(Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(p)
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def errors(out: Path) -> list[tuple[str, str, str]]:
+    db = sqlite3.connect(out / "results.sqlite")
+    try:
+        return db.execute("SELECT node, episode_id, kind FROM errors ORDER BY ts").fetchall()
+    finally:
+        db.close()
+
+
+def episodes(out: Path) -> dict[str, dict]:
+    rows = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines() if line.strip()]
+    return {r["episode_id"]: r for r in rows}
+
+
+def finish(proc, timeout: float) -> str:
+    try:
+        output, _ = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return output
+
+
+# -- a dead node mid-episode -----------------------------------------------------------------------
+
+def stalling_hello(tmp_path: Path, marker: Path) -> Path:
+    path = tmp_path / "hello_stalling.yaml"
+    path.write_text(f"""
+name: hello_stalling
+include: [{ROOT / "launch" / "hello.yaml"}]
+nodes:
+  - id: env
+    clock: {{mode: lockstep, deadline: 120.0, default_action: stay}}
+  - id: agent
+    uses: tests.nodes_recovery:StallingAgent
+    params: {{marker: {marker}, stall_episode: ep00001, stall_t: 0}}
+    restart: {{policy: on-failure, max_restarts: 2, backoff: 0.1}}
+run:
+  episodes: 3
+bus:
+  heartbeat: 0.2
+""")
+    return path
+
+
+@pytest.mark.timeout(300)
+def test_an_episode_whose_agent_dies_is_abandoned_then_replayed_in_full(tmp_path):
+    """The agent hangs in ep00001 and is SIGKILLed while the environment waits for it (a 120 s
+    deadline). The kernel sends the episode back to the deck and tells the environment to abandon
+    it, so it is not played on from default actions; it is dealt again once the agent is back and
+    scores what the agent really plays (the hello agent is optimal: 100)."""
+    marker = tmp_path / "stalled"
+    out = tmp_path / "run"
+    started = time.monotonic()
+    proc = launch_bg("run", str(stalling_hello(tmp_path, marker)), "--out", str(out))
+    try:
+        assert wait_until(lambda: marker.exists() or proc.poll() is not None, 60)
+        assert marker.exists(), finish(proc, 10)
+        agent = node_pid(proc.pid, "agent")
+        assert agent is not None
+        os.kill(agent, signal.SIGKILL)
+        output = finish(proc, 100)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, output
+    assert time.monotonic() - started < 100, "the run sat out the 120 s deadline"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["episodes"] == {"total": 3, "completed": 3, "failed": 0}
+    assert summary["nodes"]["agent"]["restarts"] == 1
+    assert summary["nodes"]["env"]["clock"]["timeouts"] == 0
+    eps = episodes(out)
+    assert sorted(eps) == ["ep00000", "ep00001", "ep00002"]
+    assert eps["ep00001"]["retries"] == 1 and [e["retries"] for e in (eps["ep00000"], eps["ep00002"])] == [0, 0]
+    assert all(e["metrics"]["score"] == 100.0 and e["metrics"]["success"] == 1.0 for e in eps.values())
+    assert ("agent", None, "node_exit") in errors(out) and ("agent", "ep00001", "retry") in errors(out)
+    assert "abandoning the episode" in (out / "logs" / "env.log").read_text()
+
+
+def test_a_missing_judge_still_fails_the_run_after_the_drain_time(tmp_path, monkeypatch):
+    """The environment now waits for the episodes in flight instead of ending its run; when nothing
+    will ever end them, the drain timer still says why."""
+    path = tmp_path / "unjudged.yaml"
+    path.write_text("""
+name: unjudged
+nodes:
+  - id: env
+    uses: hello.env
+    params: {max_steps: 3}
+    inputs: {action: agent/action}
+    clock: {mode: lockstep, deadline: 5.0, default_action: stay}
+  - id: agent
+    uses: hello.agent
+    inputs: {obs: env/obs}
+run: {episodes: 2}
+""")
+    monkeypatch.setenv("FRAMEBUS_DRAIN_S", "2")
+    result = launch("run", str(path), "--out", str(tmp_path / "run"), timeout=60)
+    assert result.returncode == 1
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["status"] == "failed"
+    assert "nothing left to play but only 0/2 episodes were ended within 2 s" in summary["reason"]
+
+
+async def test_episode_next_waits_while_an_episode_may_still_come_back():
+    async with Harness(quiet=True, episodes=2) as h:
+        probe = h.probe()
+        await h.start()
+        first, second = await probe.next_episode(), await probe.next_episode()
+        assert (first.id, second.id) == ("ep00000", "ep00001")
+        third = asyncio.ensure_future(probe.next_episode())
+        await asyncio.sleep(0.5)
+        assert not third.done()  # both are in flight: either may yet go back to the deck
+        await probe.end_episode(first)
+        await asyncio.sleep(0.3)
+        assert not third.done()
+        await probe.end_episode(second)
+        assert await asyncio.wait_for(third, 10) is None  # every episode ended
 
 
 # -- the test proxy's own count ---------------------------------------------------------------------
