@@ -377,6 +377,13 @@ class Kernel:
             self.book.end(body["episode"], body.get("status", "completed"), body.get("metrics") or {})
             self._check_done()
             return True
+        if svc == "run.error":
+            kind, message = body.get("kind"), body.get("message")
+            if not isinstance(kind, str) or not isinstance(message, str):
+                raise ValueError("run.error takes {kind: str, message: str, episode: id (optional)}")
+            self.book.store.error(kind[:64], message[:2000], node=src, episode=str(body["episode"])
+                                  if body.get("episode") is not None else None)
+            return True
         if svc == "ctl.pause":
             self.paused = True
             self.broadcast("pause", {})
@@ -397,7 +404,7 @@ class Kernel:
         if svc == "status":
             return self.status()
         raise ValueError(f"the kernel has no service {svc!r}; it offers episode.next, episode.report, episode.end, "
-                         "ctl.pause, ctl.resume, ctl.step, ctl.stop, stats, status")
+                         "run.error, ctl.pause, ctl.resume, ctl.step, ctl.stop, stats, status")
 
     def summary_sections(self) -> dict[str, Any]:
         """What nodes put in summary.json (Node.summarize); same-named sections add up."""

@@ -142,6 +142,12 @@ class Node:
             "kernel", "episode.end", {"episode": _eid(episode), "status": status, "metrics": metrics}
         )
 
+    async def record_error(self, kind: str, message: str, episode: Episode | str | None = None) -> None:
+        """Put a failure the node recovered from on record: a row of the run's ``errors`` table
+        (results.sqlite), beside the kernel's own (node exits, retried episodes)."""
+        await self._rt.request("kernel", "run.error", {"kind": kind, "message": message,
+                                                       "episode": None if episode is None else _eid(episode)})
+
     def summarize(self, section: str, data: dict[str, Any]) -> None:
         """Put ``data`` into the run's summary.json under ``section`` (sent with heartbeats and at
         exit). Sections of the same name from several nodes are merged by adding their numbers."""

@@ -1,10 +1,12 @@
-"""Recovery from a node that dies mid-episode, and a launcher whose memory stays flat.
+"""Recovery from a dependency that dies mid-run, and a launcher whose memory stays flat.
 
+* the embedded model's server is SIGKILLed mid-request: the model node starts it again and retries
+  the request, and the run completes every episode with the death, the restart and the retries on
+  record;
 * a node an episode needs dies mid-episode: the environment abandons that episode (it is not
   scored from default actions), and it is dealt again once the node is back;
 * the environment waits for episodes still in flight rather than stopping early, and a missing
   judge still fails the run after the drain time;
-* the fault proxy's own count of requests in flight (what test_model's concurrency test reads);
 * 100k hello episodes cost the launcher no more memory than 10k.
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -26,7 +29,7 @@ import pytest
 
 from kernel.testing import Harness
 from tests.fault_proxy import FaultProxy
-from tests.helpers import LAUNCH, ROOT, children_of, launch, launch_bg, launch_env, wait_until
+from tests.helpers import LAUNCH, ROOT, alive, children_of, launch, launch_bg, launch_env, wait_until
 
 
 def node_pid(launcher: int, node: str) -> int | None:
@@ -74,6 +77,66 @@ def finish(proc, timeout: float) -> str:
             proc.kill()
             proc.communicate()
     return output
+
+
+# -- a dead model server ----------------------------------------------------------------------------
+
+def requests_running(port: int) -> float:
+    """vLLM's own gauge of requests being generated right now (its Prometheus /metrics)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as r:
+            text = r.read().decode()
+    except OSError:
+        return 0.0
+    return sum(float(m.group(1)) for m in re.finditer(r"^vllm:num_requests_running\{[^}]*\} (\S+)$", text, re.M))
+
+
+@pytest.mark.timeout(1200)
+def test_a_killed_model_server_is_restarted_and_its_request_retried(tmp_path):
+    """hello_local.yaml exactly as bundled (restart: never on every node): the vLLM server is
+    SIGKILLed while it generates an answer. The model node starts it again and retries the request;
+    every episode completes, none is scored from default actions, and the death, the restart and
+    the retry are on record."""
+    out = tmp_path / "run"
+    proc = launch_bg("run", "hello_local.yaml", "--episodes", "2", "--set", "env.max_steps=4",
+                     "--set", "model.sampling.max_tokens=24", "--out", str(out))
+    try:
+        model = server = None
+        port = 0
+
+        def found_server() -> bool:
+            nonlocal model, server, port
+            model = model or node_pid(proc.pid, "model")
+            kids = direct_children(model) if model else []
+            for kid in kids:
+                cmdline = Path(f"/proc/{kid}/cmdline").read_bytes().split(b"\0")
+                if b"--port" in cmdline:
+                    server, port = kid, int(cmdline[cmdline.index(b"--port") + 1])
+                    return True
+            return False
+
+        assert wait_until(found_server, 300, 0.5), "no model server process under the model node"
+        # kill it while it is answering the agent: the request in flight must be retried
+        assert wait_until(lambda: requests_running(port) >= 1 or proc.poll() is not None, 600, 0.2)
+        assert proc.poll() is None, "the run ended before a request was in flight"
+        os.kill(server, signal.SIGKILL)
+        output = finish(proc, 900)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, output
+    assert not alive(server)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "completed" and summary["episodes"]["completed"] == 2, summary["reason"]
+    assert summary["model"]["server_restarts"] == 1 and summary["model"]["failures"] == 0
+    assert summary["model"]["retries"] >= 1
+    assert summary["nodes"]["model"]["restarts"] == 0  # the node itself never went down
+    assert summary["nodes"]["env"]["clock"]["timeouts"] == 0  # no step was played from a default action
+    kinds = [(node, kind) for node, _, kind in errors(out)]
+    assert ("model", "server_died") in kinds and ("model", "server_restarted") in kinds, kinds
+    eps = episodes(out)
+    assert sum(e["metrics"]["model_retries"] for e in eps.values()) >= 1  # the episode that was hit says so
+    assert all(e["metrics"]["agent_model_errors"] == 0 for e in eps.values())  # the agent never saw a failure
 
 
 # -- a dead node mid-episode -----------------------------------------------------------------------
