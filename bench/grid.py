@@ -31,6 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bus import RawPeers  # noqa: E402
+from kernel.store import episode_rows  # noqa: E402
 from kernel.testing import Harness  # noqa: E402
 from nodes.game.sokoban import benchmark  # noqa: E402
 from nodes.game.sokoban.game import SokobanGame  # noqa: E402
@@ -53,7 +54,7 @@ async def bus_block(episodes: int, seed: int) -> tuple[list[float], int, float]:
         seconds = time.perf_counter() - t
         if status != "completed":
             raise RuntimeError(f"the bus run ended {status}: {reason}")
-        steps = sum(int(r["metrics"]["steps"]) for r in h.kernel.book.records.values())
+        steps = sum(int(r["steps"]) for r in episode_rows(h.kernel.run_dir))  # the book keeps only the latest
         gaps, last = [], None
         while (msg := probe.recv_nowait("step")) is not None:
             if last is not None and msg.body["t"] > 0:

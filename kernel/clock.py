@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from kernel import tracing
 from kernel.inputs import InputQueue
+from kernel.node import EpisodeAbandoned
 
 
 class Clock:
@@ -51,6 +52,9 @@ class Clock:
         self.stale = 0
         self.late_frames = 0
         self.step_span = tracing.OpenSpan()
+        self.abandoned: str | None = None  # why the episode being played was returned to the deck
+        self._wait: asyncio.Timeout | None = None  # the step being waited for (lockstep)
+        self._inputs: set[str] = set()
 
     # control from the kernel --------------------------------------------------------------
     @property
@@ -79,6 +83,32 @@ class Clock:
             if self._budget == 0:
                 self._running.clear()
 
+    def abandon(self, reason: str) -> None:
+        """The episode being played went back to the deck: the step waited for ends now, with
+        EpisodeAbandoned instead of default actions, and so does every later one until
+        ``new_episode``."""
+        self.abandoned = reason
+        if self._wait is not None:
+            self._wait.reschedule(asyncio.get_running_loop().time())
+
+    def new_episode(self) -> None:
+        """A new episode was dealt. After an abandoned one, the actions still queued (answers to
+        steps of the abandoned episode, some arriving late from a restarted agent) are dropped, so
+        step 0 of the replay cannot take an answer meant for step 0 of the abandoned attempt."""
+        if self.abandoned is not None:
+            for name in self._inputs:
+                try:
+                    queue = self._queue(name)
+                except KeyError:
+                    continue  # not a wired input (actions() raised for it)
+                while queue.get_nowait() is not None:
+                    self.stale += 1
+        self.abandoned = None
+
+    def _check_abandoned(self) -> None:
+        if self.abandoned is not None:
+            raise EpisodeAbandoned(self.abandoned)
+
     # the environment's side -----------------------------------------------------------------
     async def actions(self, step: int, input: str = "action") -> dict[str, Any]:
         """The actions for ``step``, one per agent, according to the clock's mode.
@@ -87,6 +117,8 @@ class Clock:
         ``env.step``, a child of the agent step whose action arrived first."""
         self.step_span.close()
         await self.gate()
+        self._check_abandoned()
+        self._inputs.add(input)
         self._parent: str | None = None
         if self.mode == "realtime":
             got = await self._realtime(input)
@@ -109,10 +141,13 @@ class Clock:
             if timeout is not None and timeout <= 0:
                 break
             try:
-                async with asyncio.timeout(timeout):  # unlike wait_for, no task per step
+                async with asyncio.timeout(timeout) as self._wait:  # unlike wait_for, no task per step
                     msg = await queue.get()
             except TimeoutError:
+                self._check_abandoned()  # woken by abandon(): the episode ends here, not with defaults
                 break
+            finally:
+                self._wait = None
             if msg.src not in agents:
                 continue
             if msg.step is not None and msg.step != step:

@@ -36,6 +36,8 @@ DRAIN_BATCH = 256
 # waits, so a flood is held in the flooder's own memory, not the kernel's.
 RCVHWM = 1000
 _EPISODE = re.compile(r"ep(\d{5,})")
+DEFERRED = object()  # what a service returns when it answers later (kernel._asks)
+UNSETTLED = ("restarting", "registered", "ready")  # a node on its way back after a restart
 
 
 @dataclass
@@ -74,6 +76,9 @@ class Kernel:
         self._drain_timer: asyncio.TimerHandle | None = None
         self._drain_soon = False  # a _drain is already scheduled on the loop
         self.bad = BadTraffic(log, "dropped a bad control message")  # counts per source identity
+        # episode.next asks answered later: node -> (routing id, cid). One per node: a newer ask
+        # replaces an older one, whose asker gave up waiting.
+        self._asks: dict[str, tuple[bytes, int | None]] = {}
 
     # lifecycle ------------------------------------------------------------------------------
     async def open(self) -> None:
@@ -131,13 +136,24 @@ class Kernel:
             return  # the graph is stopping: nothing to retry
         self.book.store.error("node_exit", f"exit code {code}" + ("; restarting" if will_restart else ""),
                               node=node_id)
+        self._asks.pop(node_id, None)  # its process is gone: nobody waits for that answer
         drives = st.driver or self.book.owns_episodes(node_id)
         lost = self.book.node_lost(node_id, all_in_flight=not drives)
         if lost:
-            log.warning("episodes returned to the deck", node=node_id, episodes=lost)
+            log.warning("episodes returned to the deck", node=node_id, episodes=sorted(lost))
+            self._abandon(lost, node_id)
         if st.state == "failed" and not self.started:
             self.finish("failed", f"node {node_id!r} exited with code {code} before the run started")
         self._check_done()
+        self._answer_asks()
+
+    def _abandon(self, lost: dict[str, str], dead: str) -> None:
+        """Tell the drivers still playing returned episodes to drop them: a node the episode needed
+        died, so what it played from here on (default actions, lost messages) is no result. The
+        episode is dealt again, once the graph is whole (``_next_episode``)."""
+        for eid, owner in lost.items():
+            if owner != dead and self.nodes.get(owner) is not None and self.nodes[owner].state == "running":
+                self.send(owner, "abandon", {"episode": eid, "reason": f"node {dead} exited"})
 
     # messaging ------------------------------------------------------------------------------
     def send(self, node_id: str, cmd: str, body: Any) -> None:
@@ -321,25 +337,73 @@ class Kernel:
         if not self.started:
             return
         if self.book.done:
+            self._answer_asks()  # drivers waiting for an episode hear there is none left
             self.finish("completed", f"all {self.book.total} episodes ended")
             return
-        drivers = [s for s in self.nodes.values() if s.driver]
+        drivers = {n: s for n, s in self.nodes.items() if s.driver}
         failed = [n for n, s in self.nodes.items() if s.state == "failed"]
         if failed:
             self.finish("failed", f"node(s) failed: {', '.join(failed)}")
-        elif drivers and all(s.state in ("done", "stopped") for s in drivers):
+        elif drivers and self._drivers_idle():
+            finished = all(s.state in ("done", "stopped") for s in drivers.values())
             errors = [f"{n}: {s.error}" for n, s in self.nodes.items() if s.error]
             if errors:
                 self.finish("failed", "; ".join(errors))
             elif self.book.total is None:
-                self.finish("completed", "every driver finished")
-            elif self._drain_timer is None:
+                if finished:
+                    self.finish("completed", "every driver finished")
+            elif self._drain_timer is None and self._settled() and not self.book.returned:
                 # Judges may still be scoring the last episodes: give them time to end them.
                 self._drain_timer = asyncio.get_running_loop().call_later(DRAIN_S, self._drained)
 
+    def _drivers_idle(self) -> bool:
+        """Every driver finished, or waits for an episode that only an episode in flight can free."""
+        return all(s.state in ("done", "stopped") or n in self._asks for n, s in self.nodes.items() if s.driver)
+
+    def _settled(self) -> bool:
+        """No node is on its way back from a restart."""
+        return not any(s.state in UNSETTLED for s in self.nodes.values())
+
     def _drained(self) -> None:
-        self.finish("failed", f"the drivers finished but only {len(self.book.records)}/{self.book.total} episodes "
-                    f"were ended within {DRAIN_S:.0f} s (is a judge missing, or not calling end_episode?)")
+        self._drain_timer = None
+        if self.book.done or not (self._drivers_idle() and self._settled() and not self.book.returned):
+            return  # an episode came back to the deck meanwhile and is being played again
+        self.finish("failed", f"the drivers have nothing left to play but only {self.book.ended_count}/"
+                    f"{self.book.total} episodes were ended within {DRAIN_S:.0f} s (is a judge missing, or not "
+                    "calling end_episode?)")
+
+    # dealing episodes -----------------------------------------------------------------------
+    def _next_episode(self, src: str) -> Any:
+        """An episode for ``src``, None when none is left, or DEFERRED: nothing to deal now, but an
+        episode in flight may still come back to the deck (its node dies), or a node is restarting
+        (an episode dealt now would meet it half set up). The ask is answered by ``_answer_asks``."""
+        if not self._settled():
+            return DEFERRED
+        episode = self.book.deal(src)
+        if episode is not None:
+            if self._drain_timer is not None:
+                self._drain_timer.cancel()
+                self._drain_timer = None
+            return episode
+        if self.book.total is not None and self.book.in_flight:
+            return DEFERRED
+        return None
+
+    def _answer_asks(self) -> None:
+        """Answer the deferred episode.next asks that can be answered now."""
+        if self.finished is not None and self.finished.done():
+            return  # the graph is stopping: its nodes are told to stop instead
+        for src, (identity, cid) in list(self._asks.items()):
+            result = self._next_episode(src)
+            if result is DEFERRED:
+                continue
+            del self._asks[src]
+            reply = protocol.encode(REP, "kernel", "episode.next", result, dst=src, cid=cid)
+            try:
+                self.sock.send_multipart([identity, *reply], flags=zmq.NOBLOCK)
+            except zmq.ZMQError:
+                pass  # the asker is gone; it asks again when it is back
+        self._kick()
 
     # kernel services ------------------------------------------------------------------------
     def _serve(self, identity: bytes, msg: Message) -> None:
@@ -354,6 +418,10 @@ class Kernel:
                 self.bad.note(msg.src, error)
                 raise ValueError(error)
             result = self._call(msg.src, msg.topic, body)
+            if result is DEFERRED:
+                self._asks[msg.src] = (identity, msg.cid)
+                self._check_done()  # every driver may be waiting now: time for the drain timer
+                return
             reply = protocol.encode(REP, "kernel", msg.topic, result, dst=msg.src, cid=msg.cid)
         except Exception as exc:
             reply = protocol.encode(ERR, "kernel", msg.topic, {"error": str(exc), "type": type(exc).__name__},
@@ -365,13 +433,20 @@ class Kernel:
         if svc == "episode.next":
             if not self.started:
                 raise RuntimeError("the run has not started: ask for episodes in run(), not in setup()")
-            return self.book.deal(src)
+            return self._next_episode(src)
         if svc == "episode.report":
             self.book.report(body["episode"], body.get("metrics") or {})
             return True
         if svc == "episode.end":
             self.book.end(body["episode"], body.get("status", "completed"), body.get("metrics") or {})
             self._check_done()
+            return True
+        if svc == "run.error":
+            kind, message = body.get("kind"), body.get("message")
+            if not isinstance(kind, str) or not isinstance(message, str):
+                raise ValueError("run.error takes {kind: str, message: str, episode: id (optional)}")
+            self.book.store.error(kind[:64], message[:2000], node=src, episode=str(body["episode"])
+                                  if body.get("episode") is not None else None)
             return True
         if svc == "ctl.pause":
             self.paused = True
@@ -393,7 +468,7 @@ class Kernel:
         if svc == "status":
             return self.status()
         raise ValueError(f"the kernel has no service {svc!r}; it offers episode.next, episode.report, episode.end, "
-                         "ctl.pause, ctl.resume, ctl.step, ctl.stop, stats, status")
+                         "run.error, ctl.pause, ctl.resume, ctl.step, ctl.stop, stats, status")
 
     def summary_sections(self) -> dict[str, Any]:
         """What nodes put in summary.json (Node.summarize); same-named sections add up."""
@@ -452,6 +527,8 @@ class Kernel:
         while True:
             await asyncio.sleep(self.lf.bus.heartbeat)
             self.broadcast("hb", {})
+            if self._asks:
+                self._answer_asks()  # a restarted node came back (it says ready on the control path)
 
 
 def _add(a: Any, b: Any) -> Any:

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["Node", "Message", "Episode", "on_input", "service", "RequestTimeout", "RemoteError"]
+__all__ = ["Node", "Message", "Episode", "on_input", "service", "RequestTimeout", "RemoteError", "EpisodeAbandoned"]
 
 
 class RequestTimeout(TimeoutError):
@@ -43,6 +43,14 @@ class RequestTimeout(TimeoutError):
 
 class RemoteError(RuntimeError):
     """The service raised, or does not exist; the message says which node and why."""
+
+
+class EpisodeAbandoned(BaseException):
+    """The episode being played went back to the kernel's deck (a node it needed died), so what
+    the environment plays from here on is no result. Raised inside ``run`` by ``clock.actions``
+    and ``publish``; the runtime then calls ``run`` again, which asks for the next episode (the
+    returned one is dealt again once the graph is whole). A BaseException, like CancelledError,
+    so that an ``except Exception`` in an environment's loop does not play on regardless."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,8 +124,12 @@ class Node:
 
     # episodes --------------------------------------------------------------------------------
     async def next_episode(self) -> Episode | None:
-        """Ask the kernel for the next episode to play; None when the run has dealt them all."""
-        reply = await self._rt.request("kernel", "episode.next", {})
+        """Ask the kernel for the next episode to play; None when every episode has ended.
+
+        May wait: while episodes are still in flight elsewhere (one may come back to the deck), or
+        a node is restarting. If the kernel returns the episode being played to the deck, ``run``
+        is interrupted (EpisodeAbandoned) and called again, so keep one-time set-up in ``setup``."""
+        reply = await self._rt.next_episode()
         return None if reply is None else Episode(**reply)
 
     async def report(self, episode: Episode | str, **metrics: Any) -> None:
@@ -129,6 +141,12 @@ class Node:
         await self._rt.request(
             "kernel", "episode.end", {"episode": _eid(episode), "status": status, "metrics": metrics}
         )
+
+    async def record_error(self, kind: str, message: str, episode: Episode | str | None = None) -> None:
+        """Put a failure the node recovered from on record: a row of the run's ``errors`` table
+        (results.sqlite), beside the kernel's own (node exits, retried episodes)."""
+        await self._rt.request("kernel", "run.error", {"kind": kind, "message": message,
+                                                       "episode": None if episode is None else _eid(episode)})
 
     def summarize(self, section: str, data: dict[str, Any]) -> None:
         """Put ``data`` into the run's summary.json under ``section`` (sent with heartbeats and at

@@ -44,8 +44,8 @@ async def show(kernel: Kernel, console: Console, metric: str | None, every_s: fl
     with progress:
         try:
             while True:
-                done = len(kernel.book.records)
+                done = kernel.book.ended_count
                 progress.update(task, completed=done, status=status_line(kernel, metric))
                 await asyncio.sleep(every_s)
         finally:
-            progress.update(task, completed=len(kernel.book.records), status=status_line(kernel, metric))
+            progress.update(task, completed=kernel.book.ended_count, status=status_line(kernel, metric))

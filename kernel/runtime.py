@@ -30,7 +30,7 @@ from kernel import outlet, protocol, tracing
 from kernel.badtraffic import BadTraffic, credit_error, release_error, truncated
 from kernel.clock import Clock
 from kernel.inputs import InputQueue
-from kernel.node import Node, RemoteError, RequestTimeout
+from kernel.node import EpisodeAbandoned, Node, RemoteError, RequestTimeout
 from kernel.protocol import CREDIT, CTL, DATA, ERR, RELEASE, REP, REQ, TAP, Message
 from kernel.security import CurveServer, NodeCurve
 from kernel.shm import THRESHOLD as SHM_THRESHOLD
@@ -51,6 +51,9 @@ DRAIN_BATCH = 256
 # Messages queued per connection to an inbox. A sender past it keeps the rest in its own queue
 # (SNDHWM 10000), so a flood costs the flooder's memory; here it is at most this many messages.
 INBOX_RCVHWM = 1000
+# episode.next may wait as long as episodes are in flight elsewhere; the kernel keeps one ask per
+# node and the watchdog ends the node if the kernel dies, so this is only a backstop.
+NEXT_EPISODE_TIMEOUT_S = 24 * 3600.0
 
 
 class ConfigRejected(RuntimeError):
@@ -96,6 +99,8 @@ class NodeRuntime:
         self._peers: dict[str, zmq.Socket] = {}
         self._peer_endpoints: dict[str, str] = {}
         self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._pending_to: dict[int, tuple[str, str]] = {}  # cid -> (node, service) of requests to peers
+        self.playing: str | None = None  # the episode this driver was dealt last
         self._cid = 0
         self._seq = 0
         self._taps: list[list[Any]] = []
@@ -147,6 +152,8 @@ class NodeRuntime:
             if output not in self.node.outputs:
                 raise ValueError(f"node {self.id!r} has no output {output!r}; declared outputs: {list(self.node.outputs)}")
             return  # declared but not wired: nothing listens
+        if self.clock.abandoned is not None:
+            self._check_abandoned()
         edges = self._out_edges[output]
         for dst, inp, policy, _ in edges:
             if policy == "block":
@@ -154,6 +161,8 @@ class NodeRuntime:
                 while self._credits.get(key, 0) <= 0:
                     self._credit_event.clear()
                     await self._credit_event.wait()
+                    if self.clock.abandoned is not None:
+                        self._check_abandoned()
                 self._credits[key] -= 1
         self._seq += 1
         dsts = self._out_dsts[output]
@@ -220,6 +229,8 @@ class NodeRuntime:
                 self._pending.pop(cid, None)
                 return fut.result()
         self._kick(sock)
+        if node != "kernel":
+            self._pending_to[cid] = (node, svc)  # failed at once if that node restarts (_update_peers)
         # A timer instead of asyncio.wait_for: wait_for wraps the future in a task, which costs more
         # than the whole round trip of a small request.
         timer = loop.call_later(timeout, _expire, fut, f"request {node}.{svc} from {self.id} got no reply "
@@ -229,6 +240,29 @@ class NodeRuntime:
         finally:
             timer.cancel()
             self._pending.pop(cid, None)
+            self._pending_to.pop(cid, None)
+
+    async def next_episode(self) -> dict[str, Any] | None:
+        reply = await self.request("kernel", "episode.next", {}, timeout=NEXT_EPISODE_TIMEOUT_S)
+        self.clock.new_episode()
+        self.playing = reply["id"] if reply else None
+        return reply
+
+    def _check_abandoned(self) -> None:
+        """Only the driver's own loop stops playing an abandoned episode; its services and input
+        handlers go on as before."""
+        if self._run_task is not None and asyncio.current_task() is self._run_task:
+            raise EpisodeAbandoned(self.clock.abandoned)
+
+    def _abandon(self, body: dict[str, Any]) -> None:
+        eid = body.get("episode")
+        if eid is None or eid != self.playing:
+            return  # not the one being played: it was played out (the kernel keeps whichever result comes first)
+        reason = f"episode {eid} was returned to the deck ({body.get('reason', 'a node it needed died')})"
+        log.warning("abandoning the episode; it is dealt again", node=self.id, episode=eid, reason=reason)
+        self.playing = None
+        self.clock.abandon(reason)
+        self._credit_event.set()  # a publish waiting for credits gives up too
 
     async def wait_started(self) -> None:
         """Until this node processed ``start`` (and so every ``peers`` update sent before it)."""
@@ -294,7 +328,12 @@ class NodeRuntime:
     async def _drive(self) -> None:
         try:
             with tracing.span(f"{self.id}.run"):
-                await self.node.run()  # type: ignore[attr-defined]
+                while True:
+                    try:
+                        await self.node.run()  # type: ignore[attr-defined]
+                        break
+                    except EpisodeAbandoned:
+                        continue  # run() again: it asks for the next episode, which may be the abandoned one
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -394,6 +433,7 @@ class NodeRuntime:
             if old is not None:
                 self._get_loop().remove_reader(old.getsockopt(zmq.FD))
                 old.close(linger=0)
+                self._fail_requests_to(node)
             sock = self.ctx.socket(zmq.DEALER)
             sock.setsockopt(zmq.IDENTITY, self.id.encode())
             sock.setsockopt(zmq.LINGER, 0)
@@ -410,6 +450,16 @@ class NodeRuntime:
                         self._credits[(dst, inp)] = next(e[3] for es in self._out_edges.values() for e in es
                                                          if e[0] == dst and e[1] == inp)
                 self._credit_event.set()
+
+    def _fail_requests_to(self, node: str) -> None:
+        """A restarted node will never answer what its previous process was asked: say so now,
+        instead of after each request's timeout (an agent would otherwise sit out its model's
+        restart, up to its full timeout, and miss the steps of the replayed episode too)."""
+        for cid, (dst, svc) in list(self._pending_to.items()):
+            fut = self._pending.get(cid)
+            if dst == node and fut is not None and not fut.done():
+                fut.set_exception(RemoteError(f"{node}.{svc}: node {node!r} restarted before it answered "
+                                              f"(request from {self.id}); ask again"))
 
     def _watch(self, sock: zmq.Socket, handler: Callable[[list[Any], str | None], None], peer: str | None) -> None:
         loop = self._get_loop()
@@ -634,6 +684,8 @@ class NodeRuntime:
             self.clock.resume()
         elif cmd == "step":
             self.clock.step(int(body.get("n", 1)))
+        elif cmd == "abandon":
+            self._abandon(body)
 
     def _send_ctl(self, cmd: str, body: Any) -> None:
         if self._ctl.closed:

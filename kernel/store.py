@@ -175,6 +175,13 @@ class ResultsStore:
         return {eid: {"episode_id": eid, "status": status, "node": node, "retries": retries,
                       "metrics": json.loads(metrics)} for eid, status, node, retries, metrics in rows}
 
+    def each_ended(self) -> Iterator[dict[str, Any]]:
+        """The same records as ``ended``, one at a time: a resumed long run need not hold them all."""
+        for eid, status, node, retries, metrics in self.db.execute(
+                "SELECT episode_id, status, node, retries, metrics FROM episodes"):
+            yield {"episode_id": eid, "status": status, "node": node, "retries": retries,
+                   "metrics": json.loads(metrics)}
+
     def end(self, record: dict[str, Any], index: int | None) -> bool:
         """Queue one ended episode (one transaction with its metrics); False if it had already
         ended (never counted twice). The kernel is the only writer of episodes, so the set of

@@ -38,7 +38,7 @@ class FaultProxy:
                 pass
 
             def do_GET(self) -> None:
-                self._forward(None)
+                self._answer(*self._forward(None))
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -54,48 +54,45 @@ class FaultProxy:
                         proxy.injected.append(action)
                     proxy.in_flight += 1
                     proxy.max_in_flight = max(proxy.max_in_flight, proxy.in_flight)
+                # A request stops counting as in flight before its answer is written: the client may
+                # send its next request the moment it has read this one's answer, and that one must
+                # not find this one still counted (which once read as 3 in flight under a limit of 2).
                 try:
                     if isinstance(action, int):
-                        self.send_response(action)
-                        self.send_header("Content-Type", "application/json")
-                        payload = b'{"error": {"message": "injected fault", "type": "injected"}}'
-                        self.send_header("Content-Length", str(len(payload)))
-                        self.end_headers()
-                        self.wfile.write(payload)
-                        return
-                    if action == "garbage":
-                        payload = b'{"id": "chatcmpl-x", "choices": [{"mess'  # cut off mid-object
-                        self.send_response(200)
-                        self.send_header("Content-Type", "application/json")
-                        self.send_header("Content-Length", str(len(payload)))
-                        self.end_headers()
-                        self.wfile.write(payload)
-                        return
-                    if isinstance(action, (tuple, list)) and action[0] == "sleep":
-                        time.sleep(action[1])
-                    self._forward(body)
+                        status, payload = action, b'{"error": {"message": "injected fault", "type": "injected"}}'
+                    elif action == "garbage":
+                        status, payload = 200, b'{"id": "chatcmpl-x", "choices": [{"mess'  # cut off mid-object
+                    else:
+                        if isinstance(action, (tuple, list)) and action[0] == "sleep":
+                            time.sleep(action[1])
+                        status, payload = self._forward(body)
                 finally:
                     with proxy._lock:
                         proxy.in_flight -= 1
+                self._answer(status, payload)
 
-            def _forward(self, body: bytes | None) -> None:
+            def _forward(self, body: bytes | None) -> tuple[int | None, bytes]:
                 req = urllib.request.Request(proxy.upstream + self.path, data=body, method=self.command,
                                              headers={"Content-Type": "application/json"})
                 try:
                     with urllib.request.urlopen(req, timeout=300) as r:
-                        status, data = r.status, r.read()
+                        return r.status, r.read()
                 except urllib.error.HTTPError as e:
-                    status, data = e.code, e.read()
+                    return e.code, e.read()
                 except OSError:
-                    return  # the client went away (e.g. after its own timeout)
+                    return None, b""  # the upstream is gone: the client sees the connection close
+
+            def _answer(self, status: int | None, payload: bytes) -> None:
+                if status is None:
+                    return
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
+                    self.send_header("Content-Length", str(len(payload)))
                     self.end_headers()
-                    self.wfile.write(data)
+                    self.wfile.write(payload)
                 except OSError:
-                    pass
+                    pass  # the client went away (e.g. after its own timeout)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True

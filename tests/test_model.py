@@ -150,18 +150,24 @@ def test_missing_api_key_stops_the_run_before_anything_starts(tmp_path, monkeypa
     assert not (tmp_path / "run").exists()
 
 
-async def test_managed_server_is_started_supervised_and_restarted_with_its_node(tmp_path):
+async def test_managed_server_is_restarted_by_its_node_then_by_the_node_policy(tmp_path):
     import os
     import signal
+    import sqlite3
     import sys
 
     from tests.helpers import children_of, wait_until
 
     (tmp_path / "v1").mkdir()
     (tmp_path / "v1" / "models").write_text(json.dumps({"data": [{"id": "static"}]}))
-    serve = {"kind": "command", "served_name": "static", "startup_timeout_s": 30,
-             "command": [sys.executable, "-m", "http.server", "{port}", "--bind", "127.0.0.1",
-                         "--directory", str(tmp_path)]}
+    serve = {"kind": "command", "served_name": "static", "startup_timeout_s": 30, "max_restarts": 1,
+             "restart_backoff_s": 0.1, "command": [sys.executable, "-m", "http.server", "{port}", "--bind",
+                                                   "127.0.0.1", "--directory", str(tmp_path)]}
+
+    def one_server_other_than(old: int) -> list[int]:
+        found = children_of(h.pid("model"))
+        return found if len(found) == 1 and found[0] != old else []
+
     async with Harness(quiet=True) as h:
         h.add("model", "nodes.model.client:ChatModel", params={"serve": serve, "api_key_env": "none"},
               restart={"policy": "on-failure", "max_restarts": 1, "backoff": 0.1})
@@ -169,7 +175,23 @@ async def test_managed_server_is_started_supervised_and_restarted_with_its_node(
         await h.start(ready_timeout=60)
         servers = children_of(h.pid("model"))
         assert len(servers) == 1
-        os.kill(servers[0], signal.SIGKILL)  # the server dies: its node follows, and is restarted
+        os.kill(servers[0], signal.SIGKILL)  # the server dies: the node starts it again and stays up
+        assert await asyncio.to_thread(wait_until, lambda: one_server_other_than(servers[0]), 30)
+        second = children_of(h.pid("model"))[0]
+
+        def on_record() -> list[str]:
+            db = sqlite3.connect(h.kernel.run_dir / "results.sqlite")
+            try:
+                return [k for (k,) in db.execute("SELECT kind FROM errors WHERE node = 'model' ORDER BY ts")]
+            finally:
+                db.close()
+
+        assert await asyncio.to_thread(wait_until, lambda: len(on_record()) >= 2, 10)
+        assert on_record() == ["server_died", "server_restarted"]
+        assert await asyncio.to_thread(wait_until, lambda: (h.kernel.summary_sections().get("model") or {})
+                                       .get("server_restarts") == 1, 10)
+        assert h.kernel.nodes["model"].incarnation == 1 and not h.exits
+        os.kill(second, signal.SIGKILL)  # its max_restarts is spent: the node exits, and its own policy restarts it
         assert await asyncio.to_thread(wait_until, lambda: h.kernel.nodes["model"].incarnation == 2, 30)
         assert h.exits[0][:2] == ("model", 1)
         new_servers = await asyncio.to_thread(lambda: wait_until(lambda: len(children_of(h.pid("model"))) == 1, 30)

@@ -94,6 +94,6 @@ class ReplayAgent(_Baseline):
         plan = self.plans.get(episode, self.default)
         if plan is None:
             return {**STOP, "reason": f"no recorded actions for episode {episode}"}
-        i = self.cursor.get(episode, 0)
+        i = 0 if obs.get("t") == 0 else self.cursor.get(episode, 0)  # t 0 again: a replayed episode
         self.cursor[episode] = i + 1
         return plan[i] if i < len(plan) else {**STOP, "reason": "recording finished"}

@@ -110,7 +110,8 @@ class LLMAgent(Node):
         obs = msg.body
         if isinstance(views := obs.get("views"), dict) and self.id in views:
             obs = {**obs, "text": views[self.id]}  # a multi-agent world's view for this agent alone
-        if obs.get("episode") != self.episode or self.template is None:
+        if obs.get("episode") != self.episode or obs.get("t") == 0 or self.template is None:
+            # (an episode that starts at step 0 again was abandoned and is being replayed: no memory of it)
             self._new_episode(obs)
         record: dict[str, Any] = {"episode": self.episode, "t": obs.get("t"), "mode": self.planning}
         with tracing.root_span("agent.step", **{"framebus.agent": self.id, "framebus.episode": self.episode,

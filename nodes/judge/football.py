@@ -244,7 +244,7 @@ class FootballJudge(Node):
         seat = self._seat(info)
         flip = seat is not None and seat["team"] == "right"
         reward = self.rewards.get(eid)
-        if reward is None:
+        if reward is None or step.get("t") == 0:  # step 0 again: an abandoned episode being replayed
             reward = self.rewards[eid] = ShapedReward(self.variant)
         if info.get("initial") is not None:
             reward.start(mirror(info["initial"]) if flip else info["initial"])

@@ -35,7 +35,7 @@ class SokobanJudge(Node):
         info = step["info"]
         episode = step["episode"]
         tracker = self.trackers.get(episode)
-        if tracker is None:
+        if tracker is None or step["t"] == 0:  # step 0 again: an abandoned episode being replayed
             tracker = self.trackers[episode] = ScoreTracker(float(info["r_best"]))
         if step["t"] < int(info.get("max_steps", 50)) and not info.get("stopped"):
             tracker.add(float(step["reward"]))

@@ -81,7 +81,7 @@ class ChatModel(Node):
         if p.get("serve"):
             from nodes.model.server import ManagedServer
 
-            self.server = ManagedServer(dict(p["serve"]), log=self.log)
+            self.server = ManagedServer(dict(p["serve"]), log=self.log, on_event=self._server_event)
             base_url = await self.server.start()
             self.model = self.server.served_name
         env = p.get("api_key_env", "OPENAI_API_KEY")
@@ -94,7 +94,7 @@ class ChatModel(Node):
             if p.get("cache") else None
         self.totals = _Usage()
         self.per_episode: dict[str, _Usage] = {}
-        self.summarize("model", self.totals.as_dict())
+        self._publish_totals()
 
     async def teardown(self) -> None:
         if self.cache is not None:
@@ -140,6 +140,20 @@ class ChatModel(Node):
                 if not getattr(response, "choices", None):
                     raise GarbledReply("the reply has no choices")
             except RETRYABLE as exc:
+                if self.server is not None and not self.server.up:
+                    # The managed server died: it is being started again (nodes.model.server). Wait
+                    # for it and ask again; the wait is bounded there, and spends no retry budget.
+                    retries += 1
+                    self.totals.retries += 1
+                    self.log.warning("model server is down; retrying once it is back", error=type(exc).__name__,
+                                     retry=retries)
+                    try:
+                        await self.server.wait_up()
+                    except Exception as gone:
+                        self.totals.failures += 1
+                        self._publish_totals()
+                        raise ModelFailed(f"{self.model}: {gone}") from None
+                    continue
                 if retries >= self.max_retries:
                     self.totals.failures += 1
                     self._publish_totals()
@@ -173,6 +187,8 @@ class ChatModel(Node):
             targets.append(self.per_episode.setdefault(episode, _Usage()))
         for u in targets:
             u.add(usage, latency, cost, cached)
+        if episode:
+            self.per_episode[episode].retries += retries  # the totals counted them as they happened
         self._publish_totals()
         if episode:
             asyncio.ensure_future(self._report_episode(episode))
@@ -186,7 +202,13 @@ class ChatModel(Node):
             self.log.debug("episode usage not recorded", episode=episode, error=str(exc))
 
     def _publish_totals(self) -> None:
-        self.summarize("model", self.totals.as_dict())
+        restarts = {"server_restarts": self.server.restarts} if self.server is not None else {}
+        self.summarize("model", {**self.totals.as_dict(), **restarts})
+
+    async def _server_event(self, kind: str, message: str) -> None:
+        """A death or restart of the managed server: into the run's errors table and summary.json."""
+        self._publish_totals()
+        await self.record_error(kind, message)
 
 
 class _Usage:

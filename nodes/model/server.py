@@ -9,8 +9,12 @@ Kinds (``serve: {kind: ...}`` in the model node's params):
   ``limit_mm_per_prompt`` (e.g. ``{image: 4}``), ``load_format`` (``dummy`` to test without weights);
 * ``command``: any server command (a list; ``{port}`` is filled in) that serves ``/v1/models``.
 
-The server runs in its own process group and dies with the node (PR_SET_PDEATHSIG); if it exits on
-its own, the node exits too, so the node's restart policy restarts both.
+The server runs in its own process group and dies with the node (PR_SET_PDEATHSIG). If it dies on
+its own, the node starts it again itself, on the same port (``max_restarts``, default 3, with
+``restart_backoff_s``, default 2 s, doubling): the node stays on the bus, so the requests it holds
+wait for the server (``wait_up``) and are retried, no episode goes back to the deck, and no launch
+file needs ``restart: on-failure`` for it. Only when the server cannot be brought back does the node
+exit (code 1), and then its own ``restart:`` policy decides.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import time
 import urllib.request
 from collections import deque
 from pathlib import Path
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 from kernel import outlet
 from kernel.supervisor import die_with_parent
@@ -46,8 +50,13 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class ServerGone(RuntimeError):
+    """The managed server died and could not be started again."""
+
+
 class ManagedServer:
-    def __init__(self, spec: dict[str, Any], log: Any) -> None:
+    def __init__(self, spec: dict[str, Any], log: Any,
+                 on_event: Callable[[str, str], Awaitable[None]] | None = None) -> None:
         self.spec = spec
         self.log = log
         self.kind = spec.get("kind", "vllm-cpu")
@@ -59,6 +68,12 @@ class ManagedServer:
         self.tail: deque[str] = deque(maxlen=30)
         self._watch: asyncio.Task[None] | None = None
         self._stopping = False
+        self.max_restarts = int(spec.get("max_restarts", 3))
+        self.restart_backoff_s = float(spec.get("restart_backoff_s", 2.0))
+        self.restarts = 0
+        self.on_event = on_event  # (kind, message): put a death or a restart on the run's record
+        self._up = asyncio.Event()
+        self._gone: str | None = None  # why it cannot come back
 
     def command(self) -> tuple[list[str], dict[str, str]]:
         python = self.spec.get("python") or model_python()
@@ -84,12 +99,35 @@ class ManagedServer:
             return [str(a).replace("{port}", str(self.port)) for a in self.spec["command"]], {}
         raise ValueError(f"unknown server kind {self.kind!r}; allowed: vllm-cpu, vllm, command")
 
+    @property
+    def up(self) -> bool:
+        """Started and not known to have died (a request that failed meanwhile should wait_up)."""
+        return self._up.is_set() and self.process is not None and self.process.returncode is None
+
+    async def wait_up(self) -> None:
+        """Until the server answers again after a death; ServerGone if it cannot come back. Bounded:
+        each start gives up after ``startup_timeout_s``, and there are ``max_restarts`` of them."""
+        while not self.up:
+            if self._gone is not None:
+                raise ServerGone(self._gone)
+            waiter = asyncio.ensure_future(self._up.wait())
+            try:
+                await asyncio.wait([waiter], timeout=1.0)  # wakes to notice a death the event missed
+            finally:
+                waiter.cancel()
+
     async def start(self) -> str:
         if self.kind == "vllm-cpu":
             from nodes.model import embedded
 
             # The first conversion takes about half a minute: keep the node's loop (heartbeats) alive.
             await asyncio.to_thread(embedded.ensure_model_dir, None, self.spec.get("python") or model_python())
+        reader = await self._launch()
+        self._watch = asyncio.ensure_future(self._supervise(reader))
+        return self.base_url
+
+    async def _launch(self) -> asyncio.Future[None]:
+        """Start the server process and wait until it answers; returns the task reading its output."""
         cmd, env = self.command()
         self.log.info("starting model server", kind=self.kind, port=self.port)
         self.process = await asyncio.create_subprocess_exec(
@@ -109,8 +147,8 @@ class ManagedServer:
                                    f"{self.spec.get('startup_timeout_s', 900)} s")
             await asyncio.sleep(1.0)
         self.log.info("model server ready", url=self.base_url, startup_s=round(time.monotonic() - started, 1))
-        self._watch = asyncio.ensure_future(self._supervise(reader))
-        return self.base_url
+        self._up.set()
+        return reader
 
     def _answers(self) -> bool:
         try:
@@ -127,14 +165,59 @@ class ManagedServer:
             self.tail.extend(line.decode(errors="replace").rstrip()[:2000] for line in lines)
 
     async def _supervise(self, reader: asyncio.Future[None]) -> None:
-        assert self.process is not None
-        code = await self.process.wait()
-        if not self._stopping:
+        """Watch the server; start it again when it dies (bounded), else exit the node."""
+        while True:
+            assert self.process is not None
+            code = await self.process.wait()
+            self._up.clear()
+            if self._stopping:
+                return
             await asyncio.wait([reader], timeout=2)
-            self.log.error("model server died; exiting so the node restarts it", code=code,
-                           last_lines="\n".join(list(self.tail)[-10:]))
-            outlet.drain(console_s=2.0, files_s=2.0)  # the line above is queued (kernel.logs)
-            os._exit(1)
+            self._kill_group()  # its own children (vLLM's engine process) would hold the port and memory
+            last = "\n".join(list(self.tail)[-10:])
+            if self.restarts >= self.max_restarts:
+                self._gone = f"the {self.kind} server died (exit code {code}) after {self.restarts} restart(s)"
+                self.log.error("model server died and max_restarts is spent; exiting so the node's restart "
+                               "policy decides", code=code, restarts=self.restarts, last_lines=last)
+                await self._event("server_gone", self._gone)
+                outlet.drain(console_s=2.0, files_s=2.0)  # the line above is queued (kernel.logs)
+                os._exit(1)
+            self.restarts += 1
+            delay = self.restart_backoff_s * 2 ** (self.restarts - 1)
+            self.log.error("model server died; starting it again", code=code, restart=self.restarts,
+                           max_restarts=self.max_restarts, delay_s=delay, last_lines=last)
+            await self._event("server_died", f"the {self.kind} server exited with code {code}; "
+                                             f"restart {self.restarts}/{self.max_restarts} follows")
+            await asyncio.sleep(delay)
+            if self._stopping:
+                return
+            started = time.monotonic()
+            try:
+                reader = await self._launch()
+            except Exception as exc:  # it does not come up: give up, the node's policy decides
+                if self._stopping:
+                    return  # the node is shutting down mid-restart
+                self._gone = f"the {self.kind} server could not be started again: {exc}"
+                self.log.error("model server did not come back; exiting", error=str(exc))
+                await self._event("server_gone", self._gone)
+                outlet.drain(console_s=2.0, files_s=2.0)  # the line above is queued (kernel.logs)
+                os._exit(1)
+            await self._event("server_restarted", f"the {self.kind} server answers again after "
+                                                  f"{time.monotonic() - started:.1f} s (restart {self.restarts})")
+
+    async def _event(self, kind: str, message: str) -> None:
+        if self.on_event is not None:
+            try:
+                await asyncio.wait_for(self.on_event(kind, message), 10)
+            except Exception as exc:  # the record is a courtesy; the restart is what matters
+                self.log.warning("could not record a server event", kind=kind, error=str(exc))
+
+    def _kill_group(self) -> None:
+        if self.process is not None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
     async def stop(self) -> None:
         self._stopping = True
