@@ -72,6 +72,7 @@ class EpisodeBook:
                     self._count(rec)
                     self.store.end(rec, None)
         self.resumed = self.ended_count
+        self._mirror = self.path.open("a", buffering=1)  # line-buffered: each line is written at once
 
     @staticmethod
     def episode_id(index: int) -> str:
@@ -123,9 +124,9 @@ class EpisodeBook:
         rec = {"episode_id": eid, "status": status, "node": self._owner.pop(eid, None),
                "retries": self._retries.pop(eid, 0), "metrics": merged}
         self._count(rec)
-        if self.store.end(rec, index):
-            with self.path.open("a") as fh:
-                fh.write(json.dumps(rec, default=_jsonable) + "\n")
+        self.store.end(rec, index)
+        # The acknowledgement record (kernel.store): one line, handed to the OS before the reply.
+        self._mirror.write(json.dumps(rec, default=_jsonable) + "\n")
 
     def _count(self, rec: dict[str, Any]) -> None:
         """Fold one ended record into the aggregates, and keep it among the recent ones."""
@@ -180,6 +181,7 @@ class EpisodeBook:
         return any(index not in self._ended for index in self._returned)
 
     def close(self) -> None:
+        self._mirror.close()
         self.store.close()
 
     @property

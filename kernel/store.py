@@ -142,7 +142,6 @@ class ResultsStore:
     def __init__(self, run_dir: Path) -> None:
         self.path = run_dir / FILENAME
         self.db = connect(self.path)  # this thread's, for reads; writes go through the writer
-        self._ended = {eid for (eid,) in self.db.execute("SELECT episode_id FROM episodes")}
         self._recover(run_dir / "episodes.jsonl")
         self._writer = _Writer(self.path, "results-store")
 
@@ -151,13 +150,14 @@ class ResultsStore:
         launcher died before the writer thread committed them (or the run predates the store)."""
         if not mirror.exists():
             return
+        ended = {eid for (eid,) in self.db.execute("SELECT episode_id FROM episodes")}  # only while opening
         rows = []
         for line in mirror.read_text().splitlines():
             try:
                 rec = json.loads(line)
-                if rec["episode_id"] not in self._ended:
+                if rec["episode_id"] not in ended:
                     rows.append(_episode_rows(rec, _index(rec["episode_id"])))
-                    self._ended.add(rec["episode_id"])
+                    ended.add(rec["episode_id"])
             except (ValueError, KeyError, TypeError, AttributeError):
                 continue  # a line torn by the crash: that episode was not acknowledged
         if not rows:
@@ -182,16 +182,11 @@ class ResultsStore:
             yield {"episode_id": eid, "status": status, "node": node, "retries": retries,
                    "metrics": json.loads(metrics)}
 
-    def end(self, record: dict[str, Any], index: int | None) -> bool:
-        """Queue one ended episode (one transaction with its metrics); False if it had already
-        ended (never counted twice). The kernel is the only writer of episodes, so the set of
-        ended ids kept here decides that without waiting for the database."""
-        eid = record["episode_id"]
-        if eid in self._ended:
-            return False
-        self._ended.add(eid)
+    def end(self, record: dict[str, Any], index: int | None) -> None:
+        """Queue one ended episode (one transaction with its metrics). The kernel's episode book is
+        the only writer of episodes and ends each once (its bitmap decides that without waiting for
+        the database, and without a set of ids here that would grow with the run)."""
         self._writer.put(*_episode_rows(record, index))
-        return True
 
     def error(self, kind: str, message: str, *, node: str | None = None, episode: str | None = None) -> None:
         self._writer.put(("INSERT INTO errors VALUES (?, ?, ?, ?, ?)", (time.time(), node, episode, kind, message)))
