@@ -115,7 +115,9 @@ def _dispatch(args: argparse.Namespace) -> int:
             summary = asyncio.run(runner.run(lf, args.out, trace=args.trace, console=console,
                                              backend=args.backend, address=args.address))
         _print_summary(summary)
-        outlet.drain()  # the summary shows before anything printed to stdout, and before we exit
+        # The run is over and written: like any command, wait for a paused reader (a pager, Ctrl-S) to
+        # take the last lines and the summary; a closed one (`| head`) ends the wait at once.
+        outlet.drain(console_s=None)
         if args.json:
             print(json.dumps(summary))
         return runner.EXIT_CODES.get(summary["status"], 1)

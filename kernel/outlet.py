@@ -93,7 +93,7 @@ class _Pump:
                     self.busy = False
                     self.cond.notify_all()
 
-    def drain(self, timeout: float) -> bool:
+    def drain(self, timeout: float | None) -> bool:
         """Wait until everything queued is written (True), or ``timeout`` seconds (False)."""
         if self._thread is None or self._thread is threading.current_thread():
             return not self.ready
@@ -271,8 +271,9 @@ def dropped_file_lines(outlets: list[FileOutlet]) -> int:
         return sum(o.dropped_lines for o in outlets)
 
 
-def drain(console_s: float = CONSOLE_DRAIN_S, files_s: float = FILE_DRAIN_S) -> bool:
-    """Write what is queued, waiting at most the given seconds for each; True if all of it went."""
+def drain(console_s: float | None = CONSOLE_DRAIN_S, files_s: float | None = FILE_DRAIN_S) -> bool:
+    """Write what is queued, waiting at most the given seconds for each (None: as long as it takes);
+    True if all of it went."""
     for outlet in list(_outlets.values()):
         outlet.flush()
     files = _disk.drain(files_s)

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from kernel.outlet import CONSOLE_DRAIN_S
 from tests.helpers import LAUNCH, launch_env, wait_until
 
 EPISODES = 2000  # ~1 MB of console output: far more than a pipe (64 KiB) plus the outlet's queue
@@ -42,6 +43,7 @@ def unread_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, str
     try:
         # no reading at all while the run goes on (the launcher exits 0 only after summary.json)
         wait_until(lambda: (out / "summary.json").exists() or proc.poll() is not None, timeout=300, interval=0.2)
+        time.sleep(2 * CONSOLE_DRAIN_S + 5)  # a reader that stays away past the end too (a paused pager)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
@@ -58,6 +60,8 @@ def test_a_run_whose_output_nobody_reads_completes_and_counts_what_it_dropped(un
     assert summary["episodes"] == {"total": EPISODES, "completed": EPISODES, "failed": 0}
     assert summary["console"]["dropped_lines"] > 0
     assert summary["log_files"]["dropped_lines"] == 0
+    # the reader came back after the run: it still gets the last lines, the summary among them
+    assert f"episodes {EPISODES}/{EPISODES} completed" in output and "lines were not shown" in output, output[-3000:]
     assert all(n["exit_code"] == 0 for n in summary["nodes"].values()), summary["nodes"]
 
 
