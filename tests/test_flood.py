@@ -22,6 +22,7 @@ from kernel.protocol import CREDIT, DATA, RELEASE, REQ, TAP
 from kernel.testing import Harness
 from tests.helpers import LAUNCH, announced, launch, launch_env, wait_until
 from tests.nodes import Emitter, Services, SlowSink
+from tests.test_faults import _recv_or_none  # the same poll-without-blocking helper
 
 KERNEL_FLOOD = 300_000
 INBOX_FLOOD = 100_000
@@ -164,16 +165,6 @@ def test_a_flood_of_malformed_messages_leaves_the_run_complete_counted_and_its_l
     # Queues are bounded: the flood stays in the flooder's memory, not in the kernel's or the env's.
     for name in pids:
         assert rss_during[name] < rss_before[name] + 64, (name, rss_before, rss_during, rss_after)
-
-
-async def _recv_or_none(sock: zmq.Socket, timeout: float) -> list[bytes] | None:
-    """The next message on ``sock`` (polled without blocking: the kernel runs on this very loop)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if sock.poll(0):
-            return sock.recv_multipart()
-        await asyncio.sleep(0.02)
-    return None
 
 
 async def _until(pred, timeout: float = 10.0) -> bool:
