@@ -50,7 +50,7 @@ def measure(env: str, replicas: int, episodes: int, tmp: Path) -> dict[str, floa
     path.write_text(launch_file(env, replicas, episodes))
     out = tmp / f"run-{replicas}"
     t = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "kernel.cli", "run", str(path), "--out", str(out)],
+    result = subprocess.run([sys.executable, "-m", "kernel.tools.cli", "run", str(path), "--out", str(out)],
                             cwd=ROOT, capture_output=True, text=True, timeout=300,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     wall = time.monotonic() - t

@@ -12,7 +12,7 @@ import weakref
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LAUNCH = [sys.executable, "-m", "kernel.cli"]
+LAUNCH = [sys.executable, "-m", "kernel.tools.cli"]
 
 
 def launch_env() -> dict[str, str]:
@@ -91,7 +91,7 @@ LONG_HELLO = ["hello.yaml", "--episodes", "100000", "--set", "bus.heartbeat=0.2"
 
 def announced(run_dir: Path) -> dict | None:
     """The announcement of the running graph whose run folder is ``run_dir`` (what `launch ctl` reads)."""
-    from kernel.announce import folder
+    from kernel.graph.announce import folder
 
     for f in folder().glob("*.json"):
         try:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kernel.node import Message, Node, on_input, service
+from kernel.sdk.node import Message, Node, on_input, service
 
 
 class Emitter(Node):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from kernel.node import Message, Node, on_input, service
+from kernel.sdk.node import Message, Node, on_input, service
 from nodes.judge.hello import HelloJudge
 
 

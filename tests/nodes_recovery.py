@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from kernel.node import Message, on_input
+from kernel.sdk.node import Message, on_input
 from nodes.agent.rule import HelloAgent
 
 

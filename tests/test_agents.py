@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from kernel.node import Node, service
-from kernel.testing import Harness
+from kernel.sdk.node import Node, service
+from kernel.sdk.testing import Harness
 from nodes.agent.human import HumanPlayer
 from nodes.agent.records import read_records
 from tests.helpers import ROOT, launch

@@ -7,8 +7,8 @@ import asyncio
 import json
 import time
 
-from kernel.client import KernelClient
-from kernel.testing import Harness
+from kernel.sdk.testing import Harness
+from kernel.tools.client import KernelClient
 from tests.helpers import LONG_HELLO, announced, launch, launch_bg, wait_until
 from tests.nodes import ClockEnv
 from tests.nodes_extra import SilentAgent, ThinkingAgent

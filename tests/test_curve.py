@@ -11,11 +11,11 @@ import zmq
 import zmq.auth
 from zmq.utils.monitor import recv_monitor_message
 
-from kernel import protocol
-from kernel.announce import folder as announce_folder
+from kernel.bus import protocol
+from kernel.bus.protocol import REQ
+from kernel.bus.security import ENV_PUBLIC, ENV_SECRET, ENV_SERVER, KeyPair, RunKeys, client, curve_wanted
+from kernel.graph.announce import folder as announce_folder
 from kernel.launchfile import BusSpec, CurveSpec, LaunchError
-from kernel.protocol import REQ
-from kernel.security import ENV_PUBLIC, ENV_SECRET, ENV_SERVER, KeyPair, RunKeys, client, curve_wanted
 from tests.helpers import LONG_HELLO, announced, launch, launch_bg, wait_until
 
 CURVE = ["--set", "bus.transport=tcp", "--set", "bus.curve=true"]

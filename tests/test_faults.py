@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 import zmq
 
-from kernel import protocol
-from kernel.node import RemoteError
-from kernel.protocol import MessageTooLarge
-from kernel.testing import Harness
+from kernel.bus import protocol
+from kernel.bus.protocol import MessageTooLarge
+from kernel.sdk.node import RemoteError
+from kernel.sdk.testing import Harness
 from tests.helpers import LONG_HELLO, announced, launch, launch_bg, wait_until
 from tests.nodes import Emitter, Services, SlowSink
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import msgpack
 import zmq
 
-from kernel import protocol
-from kernel.client import KernelClient
-from kernel.protocol import CREDIT, DATA, RELEASE, REQ, TAP
-from kernel.testing import Harness
+from kernel.bus import protocol
+from kernel.bus.protocol import CREDIT, DATA, RELEASE, REQ, TAP
+from kernel.sdk.testing import Harness
+from kernel.tools.client import KernelClient
 from tests.helpers import LAUNCH, announced, launch, launch_env, wait_until
 from tests.nodes import Emitter, Services, SlowSink
 from tests.test_faults import _recv_or_none  # the same poll-without-blocking helper

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kernel.node import Message, Node, on_input
-from kernel.testing import Harness
+from kernel.sdk.node import Message, Node, on_input
+from kernel.sdk.testing import Harness
 from tests.helpers import launch
 
 try:

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kernel.node import RemoteError
-from kernel.testing import Harness
+from kernel.sdk.node import RemoteError
+from kernel.sdk.testing import Harness
 
 FOREIGN = [sys.executable, str(Path(__file__).with_name("foreign_node.py"))]
 

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from kernel.node import Node, service
-from kernel.testing import Harness
+from kernel.sdk.node import Node, service
+from kernel.sdk.testing import Harness
 from nodes.agent.records import read_records
 from nodes.game.kidgym import env_ids
 from nodes.game.kidgym.base import CONTINUE, Task

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from kernel import launchfile
-from kernel.graphview import render_mermaid, render_text
 from kernel.launchfile import LaunchError, LaunchFile, load, resolve_path, resolve_uses
+from kernel.tools.graphview import render_mermaid, render_text
 
 DATA = Path(__file__).parent / "data" / "launch"
 ENV: dict[str, str] = {}  # keeps the host environment out of the tests
@@ -573,7 +573,7 @@ def test_list_bundled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_bundled_dir_is_repo_launch_folder() -> None:
-    assert launchfile.bundled_dir() == Path(launchfile.__file__).resolve().parents[1] / "launch"
+    assert launchfile.bundled_dir() == Path(__file__).resolve().parents[1] / "launch"
 
 
 # --------------------------------------------------------------------------

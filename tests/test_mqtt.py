@@ -14,7 +14,7 @@ import msgpack
 import numpy as np
 import pytest
 
-from kernel.testing import Harness, Probe
+from kernel.sdk.testing import Harness, Probe
 from nodes.game.mqtt.bridge import MqttBridge
 from nodes.game.mqtt.codec import Codec, CodecError
 from nodes.game.mqtt.config import ParamError, parse

@@ -1,4 +1,4 @@
-"""A console that stops reading never stops a run (kernel.outlet): not a pipe left unread, not a
+"""A console that stops reading never stops a run (kernel.bus.outlet): not a pipe left unread, not a
 reader that pauses, not a stalled terminal; the lines it missed are counted, and the log files under
 RUN/logs keep every one of them."""
 
@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from kernel.outlet import CONSOLE_DRAIN_S
+from kernel.bus.outlet import CONSOLE_DRAIN_S
 from tests.helpers import LAUNCH, launch_env, wait_until
 
 EPISODES = 2000  # ~1 MB of console output: far more than a pipe (64 KiB) plus the outlet's queue
@@ -159,7 +159,7 @@ def test_a_terminal_that_stops_reading_does_not_stall_the_progress_display(tmp_p
 
 def test_a_stalled_reader_gets_the_newest_whole_lines_in_order() -> None:
     """Writing never waits for the reader; while it is stalled the oldest lines give way, whole."""
-    from kernel.outlet import Outlet, _Pump
+    from kernel.bus.outlet import Outlet, _Pump
 
     read_end, write_end = os.pipe()
     pipe_size = fcntl.fcntl(write_end, fcntl.F_GETPIPE_SZ)

@@ -17,8 +17,8 @@ import pytest
 from mcap.reader import make_reader
 from PIL import Image
 
-from kernel.protocol import Message
-from kernel.record import RecordingWriter, from_json, read_recording, to_json, with_recorder
+from kernel.bus.protocol import Message
+from kernel.tools.record import RecordingWriter, from_json, read_recording, to_json, with_recorder
 from tests.helpers import LAUNCH, LONG_HELLO, ROOT, launch, launch_env, wait_until
 from tests.nodes_frames import draw
 
@@ -222,7 +222,7 @@ def test_with_recorder_wires_every_declared_output(tmp_path: Path) -> None:
 
     lf = with_recorder(launchfile.load(ROOT / "launch" / "hello.yaml"))
     recorder = lf.node("recorder")
-    assert recorder.uses == "kernel.record:Recorder"
+    assert recorder.uses == "kernel.tools.record:Recorder"
     assert recorder.inputs["bus"].sources == ["env/obs", "env/step", "agent/action"]
     assert recorder.inputs["bus"].policy == "block"
     assert with_recorder(lf) is lf  # already recorded: unchanged

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from kernel.testing import Harness
+from kernel.sdk.testing import Harness
 from tests.fault_proxy import FaultProxy
 from tests.helpers import LAUNCH, ROOT, alive, children_of, launch, launch_bg, launch_env, wait_until
 

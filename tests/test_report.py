@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from kernel.report import build
-from kernel.report.shot import chromium
-from kernel.report.tables import section_tables
+from kernel.tools.report import build
+from kernel.tools.report.shot import chromium
+from kernel.tools.report.tables import section_tables
 from tests.helpers import launch
 from tests.test_record import FRAMES_YAML
 

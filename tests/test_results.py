@@ -56,7 +56,7 @@ def test_export_prints_one_record_per_episode(tmp_path):
 def test_a_database_locked_by_another_process_does_not_stall_the_kernel(tmp_path):
     """Agents write step records to the same file; while one holds the write lock, the kernel's
     episode end is queued (the writer thread waits for the lock, the kernel's loop does not)."""
-    from kernel.store import ResultsStore, connect
+    from kernel.graph.store import ResultsStore, connect
 
     store = ResultsStore(tmp_path)
     other = connect(tmp_path / "results.sqlite")
@@ -81,7 +81,7 @@ def test_an_acknowledged_episode_the_database_had_not_taken_yet_is_not_lost(tmp_
     """The kernel acknowledges an ended episode once its line is in episodes.jsonl; the database
     write follows in a thread. A launcher killed in between leaves the line without its row:
     opening the run again takes it back (and a line torn by the kill is not an episode)."""
-    from kernel.episodes import EpisodeBook
+    from kernel.graph.episodes import EpisodeBook
 
     book = EpisodeBook(3, 0, tmp_path)
     for _ in range(2):

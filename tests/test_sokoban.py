@@ -17,8 +17,8 @@ import gymnasium
 import numpy as np
 import pytest
 
-from kernel.node import Node, service
-from kernel.testing import Harness
+from kernel.sdk.node import Node, service
+from kernel.sdk.testing import Harness
 from nodes.game.sokoban import benchmark, render
 from nodes.game.sokoban.baselines import baseline_scores, idle_policy, play
 from nodes.game.sokoban.game import SokobanGame, prepare_level

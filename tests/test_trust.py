@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from kernel.shm import shm_dir
+from kernel.bus.shm import shm_dir
 from tests.helpers import LAUNCH, LONG_HELLO, alive, announced, children_of, launch_env, wait_until
 
 NOBODY = 65534

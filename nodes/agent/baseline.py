@@ -12,7 +12,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from kernel.node import Message, Node, on_input
+from kernel.sdk.node import Message, Node, on_input
 
 STOP = {"stop": True}
 

@@ -22,7 +22,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from kernel.node import Message, Node, on_input
+from kernel.sdk.node import Message, Node, on_input
 
 STOP = {"stop": True, "reason": "the player gave up"}
 _DIRECTIONS = {"left": ("left",), "right": ("right",), "up": ("up", "top"), "down": ("down", "bottom")}

@@ -13,8 +13,8 @@ import zlib
 from collections import Counter
 from typing import Any
 
-from kernel import tracing
-from kernel.node import Message, Node, RemoteError, RequestTimeout, on_input
+from kernel.bus import tracing
+from kernel.sdk.node import Message, Node, RemoteError, RequestTimeout, on_input
 from nodes.agent.memory import ALL, ChatMemory, Turn, window
 from nodes.agent.parsers import get_parser
 from nodes.agent.records import StepRecords, printable

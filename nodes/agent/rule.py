@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from kernel.node import Message, Node, on_input
+from kernel.sdk.node import Message, Node, on_input
 
 
 class HelloAgent(Node):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from kernel.node import Node, service
+from kernel.sdk.node import Node, service
 
 ACTIONS = ("left", "right", "stay")
 MOVES = {"left": -1, "right": 1, "stay": 0}

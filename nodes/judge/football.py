@@ -24,7 +24,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from kernel.node import Message, Node, on_input
+from kernel.sdk.node import Message, Node, on_input
 from nodes.game.football.raw_state import State, mirror
 
 PASS_CODES = frozenset({9, 10, 11})

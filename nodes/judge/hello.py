@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kernel.node import Message, Node, on_input
+from kernel.sdk.node import Message, Node, on_input
 
 
 class HelloJudge(Node):

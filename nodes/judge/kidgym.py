@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kernel.node import Message, Node, RemoteError, RequestTimeout, on_input
+from kernel.sdk.node import Message, Node, RemoteError, RequestTimeout, on_input
 from nodes.game.kidgym.paper import CAPABILITY, HUMAN, MODES, RANDOM, find_model, paper_rate
 from nodes.game.kidgym.scoring import capability_scores
 

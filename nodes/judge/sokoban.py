@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kernel.node import Message, Node, on_input
+from kernel.sdk.node import Message, Node, on_input
 from nodes.game.sokoban.scoring import ScoreTracker
 from nodes.game.sokoban.tiers import PAPER_BASELINES, TIERS
 

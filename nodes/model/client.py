@@ -21,8 +21,8 @@ from typing import Any
 import openai
 from openai import AsyncOpenAI
 
-from kernel import tracing
-from kernel.node import Node, service
+from kernel.bus import tracing
+from kernel.sdk.node import Node, service
 from nodes.model.cache import ResponseCache, request_key
 from nodes.model.images import openai_messages
 

@@ -31,8 +31,8 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from kernel import outlet
-from kernel.supervisor import die_with_parent
+from kernel.bus import outlet
+from kernel.graph.supervisor import die_with_parent
 
 
 def model_python() -> str:
@@ -159,7 +159,7 @@ class ManagedServer:
 
     async def _read_output(self) -> None:
         """Read the server's output for its whole life: a pipe left full would block the server.
-        (vLLM logs whole prompts on one line; kernel.outlet.read_chunks takes lines of any length.)"""
+        (vLLM logs whole prompts on one line; kernel.bus.outlet.read_chunks takes lines of any length.)"""
         assert self.process is not None and self.process.stdout is not None
         async for _, lines in outlet.read_chunks(self.process.stdout):
             self.tail.extend(line.decode(errors="replace").rstrip()[:2000] for line in lines)
@@ -180,7 +180,7 @@ class ManagedServer:
                 self.log.error("model server died and max_restarts is spent; exiting so the node's restart "
                                "policy decides", code=code, restarts=self.restarts, last_lines=last)
                 await self._event("server_gone", self._gone)
-                outlet.drain(console_s=2.0, files_s=2.0)  # the line above is queued (kernel.logs)
+                outlet.drain(console_s=2.0, files_s=2.0)  # the line above is queued (kernel.bus.logs)
                 os._exit(1)
             self.restarts += 1
             delay = self.restart_backoff_s * 2 ** (self.restarts - 1)
@@ -200,7 +200,7 @@ class ManagedServer:
                 self._gone = f"the {self.kind} server could not be started again: {exc}"
                 self.log.error("model server did not come back; exiting", error=str(exc))
                 await self._event("server_gone", self._gone)
-                outlet.drain(console_s=2.0, files_s=2.0)  # the line above is queued (kernel.logs)
+                outlet.drain(console_s=2.0, files_s=2.0)  # the line above is queued (kernel.bus.logs)
                 os._exit(1)
             await self._event("server_restarted", f"the {self.kind} server answers again after "
                                                   f"{time.monotonic() - started:.1f} s (restart {self.restarts})")

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from kernel.node import Episode, Node, service
+from kernel.sdk.node import Episode, Node, service
 from nodes.game.football import actions as A
 from nodes.game.football import oracle, scenarios
 from nodes.game.football.autorender import AutoRenderConfig, Plan, SeatMemory, plan_for

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kernel.node import Node, service
+from kernel.sdk.node import Node, service
 from nodes.game.kidgym.base import Task
 from nodes.game.kidgym.tasks import MEMORY_TASKS, TASKS, Manifest, make_task, parse_levels, parse_tasks
 

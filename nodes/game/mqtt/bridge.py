@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 import aiomqtt
 
-from kernel.node import Node, service
+from kernel.sdk.node import Node, service
 from nodes.game.mqtt.codec import CodecError
 from nodes.game.mqtt.config import BridgeConfig, ParamError, PublishRoute, SubscribeRoute, declared_ports, parse
 

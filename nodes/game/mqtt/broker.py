@@ -21,8 +21,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from kernel.node import Node
-from kernel.supervisor import die_with_parent
+from kernel.graph.supervisor import die_with_parent
+from kernel.sdk.node import Node
 from nodes.game.mqtt.mosquitto import Mosquitto, find_binary, is_loopback
 
 

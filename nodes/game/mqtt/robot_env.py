@@ -19,7 +19,7 @@ import asyncio
 import time
 from typing import Any
 
-from kernel.node import Episode, Node, service
+from kernel.sdk.node import Episode, Node, service
 from nodes.game.mqtt.rover import ACTIONS, IDLE, render, shortest_plan
 
 ENV = "rover"

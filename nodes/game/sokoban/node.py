@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from kernel.node import Node, service
+from kernel.sdk.node import Node, service
 from nodes.game.sokoban import render
 from nodes.game.sokoban.game import SokobanGame, Step, load_levels
 from nodes.game.sokoban.rules import ACTIONS

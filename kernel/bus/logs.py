@@ -1,0 +1,53 @@
+"""structlog set-up shared by the kernel and every node process.
+
+Two sinks from one processor chain: readable lines on stderr (the supervisor prefixes them with the
+node id) and JSON lines in the run folder, so a person and a script read the same events. Both are
+written by kernel.bus.outlet's threads: logging never blocks the caller's event loop, whoever reads
+stderr and however slow the disk.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from kernel.bus import outlet
+
+
+class JsonLinesTee:
+    """A processor that appends each event as one JSON line to a file, then passes it on."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = outlet.FileOutlet(path)
+
+    def __call__(self, logger: Any, method: str, event: dict[str, Any]) -> dict[str, Any]:
+        self._fh.write(json.dumps(event, default=str) + "\n")
+        return event
+
+
+def _drop_timestamp(logger: Any, method: str, event: dict[str, Any]) -> dict[str, Any]:
+    """The terminal already orders lines in time; the JSON file keeps the timestamp."""
+    event.pop("timestamp", None)
+    return event
+
+
+def configure(name: str, log_dir: str | Path | None = None, *, colors: bool | None = None) -> None:
+    processors: list[Any] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    if log_dir:
+        processors.append(JsonLinesTee(Path(log_dir) / f"{name}.jsonl"))
+    processors += [_drop_timestamp, structlog.dev.ConsoleRenderer(
+        colors=sys.stderr.isatty() if colors is None else colors, pad_event=12)]
+    structlog.configure(
+        processors=processors,
+        logger_factory=structlog.WriteLoggerFactory(file=outlet.stderr()),
+        cache_logger_on_first_use=True,
+    )

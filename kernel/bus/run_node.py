@@ -1,0 +1,49 @@
+"""Entry point of a node process started by the supervisor: ``python -m kernel.bus.run_node``.
+
+Everything it needs comes from the environment (FRAMEBUS_NODE_ID, FRAMEBUS_KERNEL, FRAMEBUS_USES),
+and the rest (params, wiring, peers) from the kernel's welcome, so a node's command line stays short.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import os
+import sys
+
+from kernel.bus import logs, outlet
+from kernel.bus.runtime import NodeRuntime
+from kernel.bus.security import NodeCurve
+from kernel.launchfile import resolve_uses
+from kernel.sdk.node import Node
+
+
+def load_node_class(uses: str) -> type[Node]:
+    module_name, _, attr = resolve_uses(uses).partition(":")
+    cls = getattr(importlib.import_module(module_name), attr)
+    if not (isinstance(cls, type) and issubclass(cls, Node)):
+        raise TypeError(f"{uses} is not a framebus Node class")
+    return cls
+
+
+def main() -> int:
+    node_id = os.environ["FRAMEBUS_NODE_ID"]
+    logs.configure(node_id, os.environ.get("FRAMEBUS_LOG_DIR"))
+    cls = load_node_class(os.environ["FRAMEBUS_USES"])
+    params = json.loads(os.environ.get("FRAMEBUS_PARAMS") or "null")
+    runtime = NodeRuntime(cls(), node_id, os.environ["FRAMEBUS_KERNEL"], params=params,
+                          inbox_dir=os.environ.get("FRAMEBUS_IPC_DIR"),
+                          tcp_host=os.environ.get("FRAMEBUS_TCP_HOST") or None, curve=NodeCurve.from_env())
+    try:
+        try:
+            import uvloop
+        except ImportError:
+            return asyncio.run(runtime.main())
+        return uvloop.run(runtime.main())
+    finally:
+        outlet.drain()  # the queued log lines go out before a traceback Python prints on the way out
+
+
+if __name__ == "__main__":
+    sys.exit(main())

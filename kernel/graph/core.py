@@ -1,0 +1,543 @@
+"""The kernel: registry, wiring, lifecycle and bookkeeping of one running graph.
+
+It never carries node-to-node data itself (that goes peer to peer), but every node reports the
+headers of what it sent (``tap``), its queues' counts and drops (heartbeats), and asks it for
+episodes; so the kernel can answer ``launch stats``, drive pause/resume/step, and end the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import structlog
+import zmq
+
+from kernel.bus import protocol
+from kernel.bus.badtraffic import BadTraffic, body_error, tap_error, truncated
+from kernel.bus.protocol import CTL, DATA, ERR, REP, REQ, TAP, Message
+from kernel.bus.security import CurveServer, RunKeys
+from kernel.bus.sockets import readable, recv_frames
+from kernel.graph.episodes import EpisodeBook
+from kernel.launchfile import LaunchFile, NodeSpec
+
+log = structlog.get_logger("framebus.kernel")
+DRAIN_S = float(os.environ.get("FRAMEBUS_DRAIN_S", "30"))
+# Messages read per turn of the event loop: a flood on kernel.sock must leave turns to the
+# heartbeat timer (nodes exit after 3 s without one) and to the other sockets of the launcher.
+DRAIN_BATCH = 256
+# Queued messages per connection to kernel.sock (ZeroMQ's default, made explicit): a sender past it
+# waits, so a flood is held in the flooder's own memory, not the kernel's.
+RCVHWM = 1000
+_EPISODE = re.compile(r"ep(\d{5,})")
+DEFERRED = object()  # what a service returns when it answers later (kernel._asks)
+UNSETTLED = ("restarting", "registered", "ready")  # a node on its way back after a restart
+
+
+@dataclass
+class NodeState:
+    spec: NodeSpec
+    state: str = "pending"  # pending -> registered -> ready -> running -> done/stopped/failed
+    pid: int | None = None
+    inbox: str | None = None
+    incarnation: int = 0
+    driver: bool = False
+    outputs: list[str] = field(default_factory=list)
+    services: list[str] = field(default_factory=list)
+    features: dict[str, Any] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
+    last_seen: float = 0.0
+    error: str | None = None
+
+
+class Kernel:
+    def __init__(self, lf: LaunchFile, run_dir: Path, endpoint: str, *, trace: str | None = None,
+                 book: EpisodeBook | None = None, keys: RunKeys | None = None) -> None:
+        self.lf = lf
+        self.keys = keys  # CurveZMQ keys (kernel.bus.security) when the bus is protected
+        self._curve: CurveServer | None = None
+        self.run_dir = run_dir
+        self.endpoint = endpoint
+        self.trace = trace
+        self.nodes = {spec.id: NodeState(spec) for spec in lf.nodes}
+        self.book = book or EpisodeBook(lf.run.episodes, lf.run.seed, run_dir)
+        self.edge_sent: Counter[tuple[str, str, str]] = Counter()  # (src, output, dst) from taps
+        self.tap_listeners: list[Callable[[str, list[Any]], None]] = []
+        self.finished: asyncio.Future[tuple[str, str]] | None = None
+        self.ready_event = asyncio.Event()
+        self.paused = False
+        self.started = False
+        self._drain_timer: asyncio.TimerHandle | None = None
+        self._drain_soon = False  # a _drain is already scheduled on the loop
+        self.bad = BadTraffic(log, "dropped a bad control message")  # counts per source identity
+        # episode.next asks answered later: node -> (routing id, cid). One per node: a newer ask
+        # replaces an older one, whose asker gave up waiting.
+        self._asks: dict[str, tuple[bytes, int | None]] = {}
+
+    # lifecycle ------------------------------------------------------------------------------
+    async def open(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.finished = loop.create_future()
+        self.ready_event = asyncio.Event()
+        self.sock = zmq.Context.instance().socket(zmq.ROUTER)
+        self.sock.setsockopt(zmq.ROUTER_HANDOVER, 1)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.setsockopt(zmq.RCVHWM, RCVHWM)
+        if self.keys is not None:
+            self._curve = self.keys.kernel_server()
+            self._curve.serve(self.sock)
+        self.sock.bind(self.endpoint)
+        self.endpoint = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)
+        loop.add_reader(self.sock.getsockopt(zmq.FD), self._drain)
+        loop.call_soon(self._drain)
+        self._hb_task = asyncio.ensure_future(self._heartbeats())
+
+    def close(self) -> None:
+        self._hb_task.cancel()
+        try:
+            asyncio.get_running_loop().remove_reader(self.sock.getsockopt(zmq.FD))
+        except Exception:
+            pass
+        self.sock.close(linger=0)
+        if self._curve is not None:
+            self._curve.stop()
+        self.bad.flush()
+        self.book.close()
+
+    def start(self) -> None:
+        """Every node is ready: let the drivers run."""
+        self.started = True
+        for node_id, st in self.nodes.items():
+            if st.state == "ready":
+                st.state = "running"
+                self.send(node_id, "start", {})
+        if self.paused:
+            self.broadcast("pause", {})
+
+    def stop_nodes(self) -> None:
+        self.broadcast("stop", {})
+
+    def finish(self, status: str, reason: str) -> None:
+        if self.finished is not None and not self.finished.done():
+            self.finished.set_result((status, reason))
+
+    # events from the supervisor -------------------------------------------------------------
+    def node_exited(self, node_id: str, code: int | None, will_restart: bool) -> None:
+        st = self.nodes[node_id]
+        if st.state not in ("done", "stopped"):
+            st.state = "restarting" if will_restart else ("stopped" if code == 0 else "failed")
+        if self.finished is not None and self.finished.done():
+            return  # the graph is stopping: nothing to retry
+        self.book.store.error("node_exit", f"exit code {code}" + ("; restarting" if will_restart else ""),
+                              node=node_id)
+        self._asks.pop(node_id, None)  # its process is gone: nobody waits for that answer
+        drives = st.driver or self.book.owns_episodes(node_id)
+        lost = self.book.node_lost(node_id, all_in_flight=not drives)
+        if lost:
+            log.warning("episodes returned to the deck", node=node_id, episodes=sorted(lost))
+            self._abandon(lost, node_id)
+        if st.state == "failed" and not self.started:
+            self.finish("failed", f"node {node_id!r} exited with code {code} before the run started")
+        self._check_done()
+        self._answer_asks()
+
+    def _abandon(self, lost: dict[str, str], dead: str) -> None:
+        """Tell the drivers still playing returned episodes to drop them: a node the episode needed
+        died, so what it played from here on (default actions, lost messages) is no result. The
+        episode is dealt again, once the graph is whole (``_next_episode``)."""
+        for eid, owner in lost.items():
+            if owner != dead and self.nodes.get(owner) is not None and self.nodes[owner].state == "running":
+                self.send(owner, "abandon", {"episode": eid, "reason": f"node {dead} exited"})
+
+    # messaging ------------------------------------------------------------------------------
+    def send(self, node_id: str, cmd: str, body: Any) -> None:
+        try:
+            self.sock.send_multipart([node_id.encode(), *protocol.encode(CTL, "kernel", cmd, body, dst=node_id)],
+                                     flags=zmq.NOBLOCK)
+        except zmq.ZMQError:
+            pass  # the node is gone; the supervisor reports that
+        self._kick()
+
+    def broadcast(self, cmd: str, body: Any) -> None:
+        for node_id, st in self.nodes.items():
+            if st.state in ("registered", "ready", "running", "done"):
+                self.send(node_id, cmd, body)
+
+    def _kick(self) -> None:
+        if not self._drain_soon and not self.sock.closed and readable(self.sock):
+            self._drain_soon = True
+            asyncio.get_running_loop().call_soon(self._drain)
+
+    def _drain(self) -> None:
+        """Read at most DRAIN_BATCH messages, then let the loop run timers and other sockets.
+
+        The zmq FD is edge-triggered: stopping with messages left means no new edge may come, so
+        the drain reschedules itself."""
+        self._drain_soon = False
+        for _ in range(DRAIN_BATCH):
+            if self.sock.closed or not readable(self.sock):
+                return
+            try:
+                frames = recv_frames(self.sock, 3)
+            except zmq.Again:
+                return
+            identity = frames[0]
+            try:
+                msg = protocol.decode(frames[1:], self.lf.bus.max_message_bytes)
+            except protocol.ProtocolError as exc:
+                self.bad.note(identity.decode(errors="replace"), str(exc))
+                continue
+            try:
+                self._handle(identity, msg)
+            except Exception as exc:  # a bad peer must never take the kernel down
+                self.bad.note(identity.decode(errors="replace"),
+                              f"{msg.kind} {truncated(msg.topic)}: handler failed: {type(exc).__name__}: {exc}",
+                              exc_info=True)
+        self._kick()
+
+    def _handle(self, identity: bytes, msg: Message) -> None:
+        st = self.nodes.get(msg.src)
+        if identity != msg.src.encode():
+            # Nodes connect with IDENTITY = their id, clients with their own name: anything else
+            # lies about who sent it (on a plain bus, the header's src is the only name there is).
+            error = (f"{msg.kind} {truncated(msg.topic)} claims src {truncated(msg.src)!r}, but came from a "
+                     f"connection whose ZeroMQ identity is {truncated(identity.decode(errors='replace'))!r}; "
+                     "a node sets its control socket's identity to its node id")
+            self.bad.note(identity.decode(errors="replace"), error)
+            if msg.kind == CTL and msg.topic == "hello":  # a misconfigured node waits for an answer
+                self.sock.send_multipart([identity, *protocol.encode(CTL, "kernel", "reject", {"error": error})],
+                                         flags=zmq.NOBLOCK)
+            return
+        if msg.kind == REQ:
+            if st is not None:
+                st.last_seen = time.monotonic()
+            self._serve(identity, msg)
+        elif st is None:
+            if msg.kind == CTL and msg.topic == "hello":
+                error = (f"node id {truncated(msg.src)!r} is not in the launch file {self.lf.source.name}; "
+                         f"its nodes are: {', '.join(self.nodes)}")
+                self.bad.note(identity.decode(errors="replace"), f"hello from an unknown node: {error}")
+                self.sock.send_multipart([identity, *protocol.encode(CTL, "kernel", "reject", {"error": error})],
+                                         flags=zmq.NOBLOCK)
+            else:
+                self.bad.note(identity.decode(errors="replace"), f"{msg.kind} {truncated(msg.topic)} from "
+                              f"{truncated(msg.src)!r}, which is no node of this graph")
+        elif msg.kind == TAP:
+            st.last_seen = time.monotonic()
+            error = tap_error(msg.body)
+            if error is not None:
+                self.bad.note(msg.src, error)
+                return
+            for tap in msg.body:
+                if tap[0] == DATA:
+                    self.edge_sent[(msg.src, tap[2], tap[1])] += 1
+            for listener in self.tap_listeners:
+                listener(msg.src, msg.body)
+        elif msg.kind == CTL:
+            st.last_seen = time.monotonic()
+            error = body_error(msg.topic, msg.body)
+            if error is not None:
+                self.bad.note(msg.src, error)
+                if msg.topic == "hello":  # the node waits for an answer: tell it why, and fail the run
+                    self._refuse(msg.src, st, error)
+                return
+            self._control(msg.src, st, msg.topic, msg.body or {})
+        else:
+            self.bad.note(msg.src, f"a {truncated(msg.kind)!r} message: the kernel takes only ctl, tap and req")
+
+    def _refuse(self, node_id: str, st: NodeState, error: str) -> None:
+        st.state = "failed"
+        st.error = error
+        self.send(node_id, "reject", {"error": error})
+        self.finish("failed", error)
+
+    def _control(self, node_id: str, st: NodeState, cmd: str, body: dict[str, Any]) -> None:
+        if cmd == "hello":
+            self._hello(node_id, st, body)
+        elif cmd == "ready":
+            st.state = "ready"
+            if self.started:
+                st.state = "running"
+                self.send(node_id, "start", {})
+                if self.paused:
+                    self.send(node_id, "pause", {})
+            elif all(s.state == "ready" for s in self.nodes.values()):
+                self.ready_event.set()
+        elif cmd == "hb":
+            st.stats = body.get("stats", {})
+        elif cmd == "done":
+            st.state = "done"
+            if not body.get("ok", True):
+                st.error = body.get("error")
+            self._check_done()
+        elif cmd == "bye":
+            st.stats = body.get("stats", st.stats)
+
+    def _hello(self, node_id: str, st: NodeState, body: dict[str, Any]) -> None:
+        spec = st.spec
+        declared_in = set(body.get("inputs", []))
+        problems = [
+            f"the launch file ({self.lf.source.name}) wires input {name!r} of node {node_id!r}, "
+            f"but the node declares inputs: {sorted(declared_in) or 'none'}"
+            for name in spec.inputs if name not in declared_in
+        ]
+        outputs = list(body.get("outputs", []))
+        for other in self.lf.nodes:
+            for inp, ispec in other.inputs.items():
+                for src in ispec.sources:
+                    src_node, output = src.split("/", 1)
+                    if src_node == node_id and output not in outputs:
+                        problems.append(f"node {other.id!r} input {inp!r} reads {src!r}, but node {node_id!r} "
+                                        f"declares outputs: {outputs or 'none'}")
+        if self.keys is not None and body.get("curve") != self.keys.nodes[node_id].public:
+            problems.append(f"node {node_id!r} presented CURVE key {body.get('curve')!r}, not the one issued to it")
+        if problems:
+            self._refuse(node_id, st, "; ".join(problems))
+            return
+        st.pid, st.inbox, st.driver = body.get("pid"), body.get("inbox"), bool(body.get("driver"))
+        st.outputs, st.services = outputs, list(body.get("services", []))
+        st.features = {"shm": bool(body.get("shm")), **({"curve": body["curve"]} if self.keys is not None else {})}
+        st.incarnation += 1
+        st.state = "registered"
+        self.send(node_id, "welcome", self._welcome(spec))
+        update = {node_id: [st.inbox, st.incarnation, st.features]}
+        for other_id, other in self.nodes.items():
+            if other_id != node_id and other.state in ("registered", "ready", "running", "done"):
+                self.send(other_id, "peers", update)
+
+    def _welcome(self, spec: NodeSpec) -> dict[str, Any]:
+        outputs: dict[str, list[list[Any]]] = {}
+        for other in self.lf.nodes:
+            for inp, ispec in other.inputs.items():
+                for src in ispec.sources:
+                    src_node, output = src.split("/", 1)
+                    if src_node == spec.id:
+                        outputs.setdefault(output, []).append([other.id, inp, ispec.policy, ispec.size])
+        return {
+            "params": spec.params,
+            "run": {"seed": self.lf.run.seed, "episodes": self.lf.run.episodes, "name": self.lf.name},
+            "inputs": {name: i.model_dump() for name, i in spec.inputs.items()},
+            "outputs": outputs,
+            "peers": {n: [s.inbox, s.incarnation, s.features] for n, s in self.nodes.items()
+                      if s.inbox and s.state != "failed"},
+            "clock": spec.clock.model_dump() if spec.clock else None,
+            "heartbeat": self.lf.bus.heartbeat,
+            "max_message_bytes": self.lf.bus.max_message_bytes,
+            "trace": self.trace,
+            "run_dir": str(self.run_dir),
+        }
+
+    def _check_done(self) -> None:
+        if not self.started:
+            return
+        if self.book.done:
+            self._answer_asks()  # drivers waiting for an episode hear there is none left
+            self.finish("completed", f"all {self.book.total} episodes ended")
+            return
+        drivers = {n: s for n, s in self.nodes.items() if s.driver}
+        failed = [n for n, s in self.nodes.items() if s.state == "failed"]
+        if failed:
+            self.finish("failed", f"node(s) failed: {', '.join(failed)}")
+        elif drivers and self._drivers_idle():
+            finished = all(s.state in ("done", "stopped") for s in drivers.values())
+            errors = [f"{n}: {s.error}" for n, s in self.nodes.items() if s.error]
+            if errors:
+                self.finish("failed", "; ".join(errors))
+            elif self.book.total is None:
+                if finished:
+                    self.finish("completed", "every driver finished")
+            elif self._drain_timer is None and self._settled() and not self.book.returned:
+                # Judges may still be scoring the last episodes: give them time to end them.
+                self._drain_timer = asyncio.get_running_loop().call_later(DRAIN_S, self._drained)
+
+    def _drivers_idle(self) -> bool:
+        """Every driver finished, or waits for an episode that only an episode in flight can free."""
+        return all(s.state in ("done", "stopped") or n in self._asks for n, s in self.nodes.items() if s.driver)
+
+    def _settled(self) -> bool:
+        """No node is on its way back from a restart."""
+        return not any(s.state in UNSETTLED for s in self.nodes.values())
+
+    def _drained(self) -> None:
+        self._drain_timer = None
+        if self.book.done or not (self._drivers_idle() and self._settled() and not self.book.returned):
+            return  # an episode came back to the deck meanwhile and is being played again
+        self.finish("failed", f"the drivers have nothing left to play but only {self.book.ended_count}/"
+                    f"{self.book.total} episodes were ended within {DRAIN_S:.0f} s (is a judge missing, or not "
+                    "calling end_episode?)")
+
+    # dealing episodes -----------------------------------------------------------------------
+    def _next_episode(self, src: str) -> Any:
+        """An episode for ``src``, None when none is left, or DEFERRED: nothing to deal now, but an
+        episode in flight may still come back to the deck (its node dies), or a node is restarting
+        (an episode dealt now would meet it half set up). The ask is answered by ``_answer_asks``."""
+        if not self._settled():
+            return DEFERRED
+        episode = self.book.deal(src)
+        if episode is not None:
+            if self._drain_timer is not None:
+                self._drain_timer.cancel()
+                self._drain_timer = None
+            return episode
+        if self.book.total is not None and self.book.in_flight:
+            return DEFERRED
+        return None
+
+    def _answer_asks(self) -> None:
+        """Answer the deferred episode.next asks that can be answered now."""
+        if self.finished is not None and self.finished.done():
+            return  # the graph is stopping: its nodes are told to stop instead
+        for src, (identity, cid) in list(self._asks.items()):
+            result = self._next_episode(src)
+            if result is DEFERRED:
+                continue
+            del self._asks[src]
+            reply = protocol.encode(REP, "kernel", "episode.next", result, dst=src, cid=cid)
+            try:
+                self.sock.send_multipart([identity, *reply], flags=zmq.NOBLOCK)
+            except zmq.ZMQError:
+                pass  # the asker is gone; it asks again when it is back
+        self._kick()
+
+    # kernel services ------------------------------------------------------------------------
+    def _serve(self, identity: bytes, msg: Message) -> None:
+        body = msg.body or {}
+        try:
+            error = body_error(msg.topic, msg.body)
+            if error is None and msg.topic in ("episode.report", "episode.end"):
+                index = int(_EPISODE.fullmatch(body["episode"]).group(1))  # type: ignore[union-attr]
+                if self.book.total is not None and index >= self.book.total:
+                    error = f"{msg.topic}: episode {body['episode']!r} is out of range (this run has {self.book.total})"
+            if error is not None:
+                self.bad.note(msg.src, error)
+                raise ValueError(error)
+            result = self._call(msg.src, msg.topic, body)
+            if result is DEFERRED:
+                self._asks[msg.src] = (identity, msg.cid)
+                self._check_done()  # every driver may be waiting now: time for the drain timer
+                return
+            reply = protocol.encode(REP, "kernel", msg.topic, result, dst=msg.src, cid=msg.cid)
+        except Exception as exc:
+            reply = protocol.encode(ERR, "kernel", msg.topic, {"error": str(exc), "type": type(exc).__name__},
+                                    dst=msg.src, cid=msg.cid)
+        self.sock.send_multipart([identity, *reply])
+        self._kick()
+
+    def _call(self, src: str, svc: str, body: dict[str, Any]) -> Any:
+        if svc == "episode.next":
+            if not self.started:
+                raise RuntimeError("the run has not started: ask for episodes in run(), not in setup()")
+            return self._next_episode(src)
+        if svc == "episode.report":
+            self.book.report(body["episode"], body.get("metrics") or {})
+            return True
+        if svc == "episode.end":
+            self.book.end(body["episode"], body.get("status", "completed"), body.get("metrics") or {})
+            self._check_done()
+            return True
+        if svc == "run.error":
+            kind, message = body.get("kind"), body.get("message")
+            if not isinstance(kind, str) or not isinstance(message, str):
+                raise ValueError("run.error takes {kind: str, message: str, episode: id (optional)}")
+            self.book.store.error(kind[:64], message[:2000], node=src, episode=str(body["episode"])
+                                  if body.get("episode") is not None else None)
+            return True
+        if svc == "ctl.pause":
+            self.paused = True
+            self.broadcast("pause", {})
+            return self.status()
+        if svc == "ctl.resume":
+            self.paused = False
+            self.broadcast("resume", {})
+            return self.status()
+        if svc == "ctl.step":
+            self.paused = True
+            self.broadcast("step", {"n": int(body.get("n", 1))})
+            return self.status()
+        if svc == "ctl.stop":
+            self.finish("stopped", f"stopped by {src}")
+            return self.status()
+        if svc == "stats":
+            return self.stats()
+        if svc == "status":
+            return self.status()
+        raise ValueError(f"the kernel has no service {svc!r}; it offers episode.next, episode.report, episode.end, "
+                         "run.error, ctl.pause, ctl.resume, ctl.step, ctl.stop, stats, status")
+
+    def summary_sections(self) -> dict[str, Any]:
+        """What nodes put in summary.json (Node.summarize); same-named sections add up."""
+        merged: dict[str, Any] = {}
+        for st in self.nodes.values():
+            for name, data in (st.stats.get("summary") or {}).items():
+                merged[name] = _add(merged.get(name), data)
+        return merged
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "run": self.lf.name, "pid": os.getpid(), "paused": self.paused, "started": self.started,
+            "episodes": self.book.counts(),
+            "endpoint": self.endpoint, "curve": self.keys is not None,
+            "nodes": {n: {"state": s.state, "pid": s.pid, "incarnation": s.incarnation, "inbox": s.inbox,
+                          "clock": s.stats.get("clock")} for n, s in self.nodes.items()},
+        }
+
+    async def settle(self, timeout: float = 5.0) -> None:
+        """Before stopping a finished run, wait (bounded) until every ``block`` edge has delivered
+        what was sent on it: those edges promise to lose nothing (judges, the recorder), and the
+        last messages may still be in flight when the last episode ends. Counts travel with taps
+        and heartbeats, so two matching readings a heartbeat apart are asked for."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        calm = 0
+        while loop.time() < deadline and calm < 2:
+            await asyncio.sleep(self.lf.bus.heartbeat)
+            pending = [e for e in self.stats()["edges"]
+                       if e["policy"] == "block" and e["sent"] > e["received"] + e["dropped"]]
+            calm = 0 if pending else calm + 1
+        if calm < 2:
+            log.warning("stopping with messages still in flight on block edges", edges=[e["edge"] for e in pending])
+
+    def stats(self) -> dict[str, Any]:
+        """Per-edge traffic: what senders sent (taps) and what receivers kept and dropped."""
+        edges = []
+        for src_node, output, dst_node, inp in self.lf.edges():
+            per_source = self.nodes[dst_node].stats.get("inputs", {}).get(inp, {})
+            rstats = per_source.get(f"{src_node}/{output}") or per_source.get(src_node, {})
+            sdrop = self.nodes[src_node].stats.get("send_dropped", {}).get(f"{output}->{dst_node}", 0)
+            edges.append({
+                "edge": f"{src_node}/{output} -> {dst_node}/{inp}",
+                "policy": self.lf.node(dst_node).inputs[inp].policy,
+                "sent": self.edge_sent[(src_node, output, dst_node)],
+                "received": rstats.get("received", 0),
+                "dropped": rstats.get("dropped", 0) + sdrop,
+                "queued": self.nodes[dst_node].stats.get("queued", {}).get(inp, 0),
+            })
+        decode_errors = {n: s.stats.get("decode_errors", {}) for n, s in self.nodes.items() if s.stats.get("decode_errors")}
+        if self.bad.counts:
+            decode_errors["kernel"] = dict(self.bad.counts)
+        return {"edges": edges, "decode_errors": decode_errors}
+
+    async def _heartbeats(self) -> None:
+        while True:
+            await asyncio.sleep(self.lf.bus.heartbeat)
+            self.broadcast("hb", {})
+            if self._asks:
+                self._answer_asks()  # a restarted node came back (it says ready on the control path)
+
+
+def _add(a: Any, b: Any) -> Any:
+    """Add two summary values: numbers add, mappings merge key by key, anything else: the newer."""
+    if a is None:
+        return b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return {k: _add(a.get(k), b.get(k)) if k in a and k in b else (b[k] if k in b else a[k])
+                for k in {**a, **b}}
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return a + b
+    return b

@@ -1,0 +1,203 @@
+"""The episode book: deals episodes to environment nodes and keeps their results on disk.
+
+Results go to the run's SQLite store (kernel.graph.store) and its ``episodes.jsonl`` mirror the moment an
+episode ends, so a crash loses nothing, and a re-run with the same output folder skips the
+episodes that already ended.
+
+The book itself keeps only what the launcher needs to go on: counts, metric sums (for the means in
+summary.json), a bitmap of the ended episodes, the episodes in flight and the last few records.
+A run of a million episodes costs the launcher about as much memory as a run of a thousand; the
+store has every record.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter, deque
+from pathlib import Path
+from typing import Any
+
+from kernel.graph.store import ResultsStore
+
+RECENT = 100  # ended records kept in memory (tests and `launch ctl` look at the latest ones)
+
+
+class Bitmap:
+    """One bit per episode index, growing as needed: 125 KB per million episodes, where a set of
+    ints costs ~60 B per member."""
+
+    __slots__ = ("_bits",)
+
+    def __init__(self, size: int = 0) -> None:
+        self._bits = bytearray((size + 7) // 8)
+
+    def __contains__(self, index: int) -> bool:
+        byte = index >> 3
+        return 0 <= byte < len(self._bits) and bool(self._bits[byte] & (1 << (index & 7)))
+
+    def add(self, index: int) -> None:
+        byte = index >> 3
+        if byte >= len(self._bits):
+            self._bits.extend(bytes(max(byte + 1 - len(self._bits), len(self._bits) // 2)))
+        self._bits[byte] |= 1 << (index & 7)
+
+
+class EpisodeBook:
+    def __init__(self, total: int | None, seed: int, run_dir: Path, max_retries: int = 2,
+                 recent: int = RECENT) -> None:
+        self.total = total
+        self.seed = seed
+        self.path = run_dir / "episodes.jsonl"
+        self.store = ResultsStore(run_dir)
+        self.max_retries = max_retries
+        self.records: dict[str, dict[str, Any]] = {}  # the last `recent` ended episodes, oldest first
+        self._recent = recent
+        self._ended = Bitmap(total or 0)
+        self.ended_count = 0
+        self._statuses: Counter[str] = Counter()
+        self._sums: dict[str, float] = {}  # metric -> sum over completed episodes
+        self._counts: Counter[str] = Counter()  # metric -> completed episodes that have it
+        self._metrics: dict[str, dict[str, Any]] = {}
+        self._owner: dict[str, str] = {}
+        self._retries: dict[str, int] = {}
+        self._returned: deque[int] = deque()  # sent back to the deck: dealt before any new one
+        self._cursor = 0  # the lowest index never dealt
+        for rec in self.store.each_ended():
+            self._count(rec)
+        if not self.ended_count and self.path.exists():  # a run folder from before the store existed
+            for line in self.path.read_text().splitlines():
+                if line.strip():
+                    rec = json.loads(line)
+                    self._count(rec)
+                    self.store.end(rec, None)
+        self.resumed = self.ended_count
+        self._mirror = self.path.open("a", buffering=1)  # line-buffered: each line is written at once
+
+    @staticmethod
+    def episode_id(index: int) -> str:
+        return f"ep{index:05d}"
+
+    def index_of(self, eid: str) -> int:
+        """The index in an episode id; a ValueError that says what ids look like otherwise."""
+        if isinstance(eid, str) and eid.startswith("ep") and eid[2:].isdigit():
+            index = int(eid[2:])
+            if self.total is None or index < self.total:
+                return index
+        span = f"ep00000..{self.episode_id(self.total - 1)}" if self.total else "ep00000, ep00001, ..."
+        raise ValueError(f"unknown episode {eid!r}: the kernel deals ids {span} (use the id episode.next gave)")
+
+    def is_ended(self, eid: str) -> bool:
+        return self.index_of(eid) in self._ended
+
+    def deal(self, node: str) -> dict[str, Any] | None:
+        index = self._next_index()
+        if index is None:
+            return None
+        eid = self.episode_id(index)
+        self._owner[eid] = node
+        self._metrics.setdefault(eid, {})
+        return {"id": eid, "index": index, "seed": self.seed + index}
+
+    def _next_index(self) -> int | None:
+        while self._returned:
+            index = self._returned.popleft()
+            if index not in self._ended:  # a retried episode whose first attempt ended after all is skipped
+                return index
+        while self.total is None or self._cursor < self.total:
+            index = self._cursor
+            self._cursor += 1
+            if index not in self._ended:  # ended in an earlier, resumed run
+                return index
+        return None
+
+    def report(self, eid: str, metrics: dict[str, Any]) -> None:
+        if self.is_ended(eid):
+            return  # late metrics for an ended episode are not allowed to change a written result
+        self._metrics.setdefault(eid, {}).update(metrics)
+
+    def end(self, eid: str, status: str, metrics: dict[str, Any]) -> None:
+        index = self.index_of(eid)
+        if index in self._ended:
+            return  # ended twice (e.g. a retried node): the first result stands, nothing is counted twice
+        merged = {**self._metrics.pop(eid, {}), **metrics}
+        rec = {"episode_id": eid, "status": status, "node": self._owner.pop(eid, None),
+               "retries": self._retries.pop(eid, 0), "metrics": merged}
+        self._count(rec)
+        self.store.end(rec, index)
+        # The acknowledgement record (kernel.graph.store): one line, handed to the OS before the reply.
+        self._mirror.write(json.dumps(rec, default=_jsonable) + "\n")
+
+    def _count(self, rec: dict[str, Any]) -> None:
+        """Fold one ended record into the aggregates, and keep it among the recent ones."""
+        eid = rec["episode_id"]
+        try:
+            self._ended.add(int(eid[2:]))
+        except ValueError:
+            pass  # a foreign id in an old run folder: counted, but it cannot be dealt anyway
+        self.ended_count += 1
+        self._statuses[rec["status"]] += 1
+        if rec["status"] == "completed":
+            for key, value in rec["metrics"].items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+                    self._sums[key] = self._sums.get(key, 0.0) + float(value)
+                    self._counts[key] += 1
+        self.records[eid] = rec
+        if len(self.records) > self._recent:
+            del self.records[next(iter(self.records))]
+
+    def node_lost(self, node: str, *, all_in_flight: bool = False) -> dict[str, str]:
+        """Give the unfinished episodes a dead node took part in back to the deck (bounded retries);
+        returns each of them with the node that was playing it.
+
+        The episodes it was dealt, or, for a node that is dealt none (an agent, a judge), every
+        episode in flight: any of them may have lost a message to it. An episode whose first attempt
+        still ends is kept as it ended, and its second attempt is skipped."""
+        lost = {eid: owner for eid, owner in self._owner.items() if owner == node or all_in_flight}
+        for eid in lost:
+            del self._owner[eid]
+            self._retries[eid] = self._retries.get(eid, 0) + 1
+            if self._retries[eid] > self.max_retries:
+                attempts = self._retries[eid]
+                self.end(eid, "failed", {"error": f"node {node} died {attempts} times in this episode"})
+                self.store.error("failed", f"given up after {attempts} attempts", node=node, episode=eid)
+            else:
+                self._returned.appendleft(int(eid[2:]))
+                self.store.error("retry", f"node {node} died mid-episode; attempt {self._retries[eid] + 1} follows",
+                                 node=node, episode=eid)
+        return lost
+
+    def owns_episodes(self, node: str) -> bool:
+        return node in self._owner.values()
+
+    @property
+    def in_flight(self) -> int:
+        """Episodes dealt and neither ended nor returned: one of them may still come back."""
+        return len(self._owner)
+
+    @property
+    def returned(self) -> bool:
+        """Whether an episode sent back to the deck waits to be dealt again."""
+        return any(index not in self._ended for index in self._returned)
+
+    def close(self) -> None:
+        self._mirror.close()
+        self.store.close()
+
+    @property
+    def done(self) -> bool:
+        return self.total is not None and self.ended_count >= self.total
+
+    def counts(self) -> dict[str, int | None]:
+        return {"total": self.total if self.total is not None else self.ended_count,
+                "completed": self._statuses["completed"], "failed": self._statuses["failed"]}
+
+    def summary_metrics(self) -> dict[str, float]:
+        """Mean of every numeric metric over completed episodes."""
+        return {key: self._sums[key] / self._counts[key] for key in sorted(self._sums)}
+
+
+def _jsonable(obj: Any) -> Any:
+    if hasattr(obj, "tolist"):
+        return obj.tolist()
+    return str(obj)

@@ -1,0 +1,141 @@
+"""One ``launch run``: a run folder, a kernel, a supervisor, and a summary.json at the end."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import structlog
+from rich.console import Console
+
+from kernel.bus import outlet
+from kernel.bus.shm import remove_segments
+from kernel.graph import announce, backends
+from kernel.graph.core import Kernel
+from kernel.launchfile import LaunchFile
+from kernel.tools import progress
+
+log = structlog.get_logger("framebus.run")
+READY_TIMEOUT_S = float(os.environ.get("FRAMEBUS_READY_TIMEOUT", "300"))
+EXIT_CODES = {"completed": 0, "failed": 1, "stopped": 0, "interrupted": 130, "timeout": 124}
+
+
+active_dir = announce.folder  # the old name, for callers written before kernel.graph.announce
+
+
+def default_out(lf: LaunchFile) -> Path:
+    if lf.run.out:
+        return Path(lf.run.out)
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    return Path("runs") / f"{stamp}-{lf.name}"
+
+
+async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = None,
+              console: Console | None = None, backend: str = "local", address: str | None = None) -> dict[str, Any]:
+    console = console or outlet.console()  # on a queue: a terminal that stops reading stalls no loop
+    for path in announce.clean_stale():  # also refuses an announcement folder that is not private
+        console.print(f"removed {path}, left by a launcher that is gone", style="dim", highlight=False,
+                      soft_wrap=True)
+    placement = backends.prepare(lf, backend, address, console)  # Ray: start or join a cluster; CURVE keys
+    lf = placement.lf
+    run_dir = (out or default_out(lf)).resolve()
+    (run_dir / "logs").mkdir(parents=True, exist_ok=True)
+    (run_dir / "launch.yaml").write_text(lf.to_yaml())
+    run_id = run_dir.name
+    ipc_dir = announce.make_ipc_dir()
+    if lf.bus.transport == "tcp":
+        endpoint = f"tcp://{lf.bus.host}:0"
+    else:
+        endpoint = f"ipc://{ipc_dir}/kernel.sock"
+    kernel = Kernel(lf, run_dir, endpoint, trace=trace, keys=placement.keys)
+    await kernel.open()
+    announcement = announce.announce({"run_id": run_id, "run_dir": str(run_dir), "endpoint": kernel.endpoint,
+                                      "launch_file": str(lf.source), **placement.announcement()})
+    env = {"FRAMEBUS_KERNEL": kernel.endpoint, "FRAMEBUS_IPC_DIR": str(ipc_dir),
+           "FRAMEBUS_LOG_DIR": str(run_dir / "logs"), "FRAMEBUS_RUN_DIR": str(run_dir)}
+    if lf.bus.transport == "tcp":
+        env["FRAMEBUS_TCP_HOST"] = lf.bus.host
+    supervisor = placement.supervisor(env, run_dir / "logs", console, kernel.node_exited)
+    started_at = time.time()
+    loop = asyncio.get_running_loop()
+    interrupts = 0
+
+    def on_signal(signame: str) -> None:
+        nonlocal interrupts
+        interrupts += 1
+        if interrupts > 1:
+            supervisor.kill_all_now()
+        kernel.finish("interrupted", f"{signame} received")
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, on_signal, sig.name)
+    assert kernel.finished is not None
+    if kernel.book.resumed:
+        console.print(f"resuming {run_dir}: {kernel.book.resumed} episode(s) already ended are skipped")
+    shown: asyncio.Future[None] | None = None
+    try:
+        await supervisor.start_all()
+        ready = asyncio.ensure_future(kernel.ready_event.wait())
+        await asyncio.wait({ready, kernel.finished}, timeout=READY_TIMEOUT_S, return_when=asyncio.FIRST_COMPLETED)
+        ready.cancel()
+        if not kernel.finished.done():
+            if kernel.ready_event.is_set():
+                if kernel.book.done:
+                    kernel.finish("completed", "every episode had already ended")
+                else:
+                    console.print(f"all {len(kernel.nodes)} nodes ready; running {lf.name}", highlight=False)
+                    kernel.start()
+                    shown = asyncio.ensure_future(progress.show(kernel, console, lf.run.metric))
+            else:
+                waiting = [n for n, s in kernel.nodes.items() if s.state != "ready"]
+                kernel.finish("failed", f"nodes not ready after {READY_TIMEOUT_S:.0f} s: {', '.join(waiting)}")
+        try:
+            status, reason = await asyncio.wait_for(asyncio.shield(kernel.finished), lf.run.timeout)
+            if status == "completed":
+                await kernel.settle()
+        except asyncio.TimeoutError:
+            status, reason = "timeout", f"run.timeout of {lf.run.timeout} s reached"
+    finally:
+        if shown is not None:
+            shown.cancel()
+            await asyncio.gather(shown, return_exceptions=True)
+        await supervisor.stop_all(kernel.stop_nodes)
+        placement.close()
+        kernel.close()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+        announcement.unlink(missing_ok=True)
+        shutil.rmtree(ipc_dir, ignore_errors=True)
+        remove_segments(ipc_dir.name)
+    if not kernel.finished.done():
+        status, reason = "interrupted", "stopped"
+    summary = {
+        "run_id": run_id,
+        "launch_file": str(lf.source),
+        "status": status,
+        "reason": reason,
+        "started_at": datetime.fromtimestamp(started_at, timezone.utc).isoformat(),
+        "duration_s": round(time.time() - started_at, 3),
+        "episodes": kernel.book.counts(),
+        "resumed_episodes": kernel.book.resumed,
+        "metrics": kernel.book.summary_metrics(),
+        "nodes": {n: {"state": s.state, **supervisor.where(n), "restarts": supervisor.procs[n].restarts,
+                      "exit_code": supervisor.procs[n].exit_code, "error": s.error,
+                      "clock": s.stats.get("clock") if s.stats.get("clock", {}).get("mode") != "free" else None}
+                  for n, s in kernel.nodes.items()},
+        **kernel.summary_sections(),
+        "stats": kernel.stats(),
+        # lines the terminal did not take in time (the files under logs/ have them all)
+        "console": {"dropped_lines": outlet.dropped_console_lines()},
+        "log_files": {"dropped_lines": outlet.dropped_file_lines(supervisor.log_files)},
+        "run_dir": str(run_dir),
+    }
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    return summary

@@ -1,0 +1,200 @@
+"""Frame clocks: whether the world waits for its agents (lockstep) or keeps moving (realtime).
+
+An environment node asks its clock for the actions of step ``t``::
+
+    await self.publish("obs", obs, step=t)
+    actions = await self.clock.actions(t)      # {agent_id: action body}
+
+* lockstep: waits until every agent in ``wait_for`` answered step ``t`` (the game is paused while
+  the model thinks); after ``deadline`` seconds a missing agent gets ``default_action``;
+* realtime: waits only for the next frame at ``fps``; the newest action of each agent wins, and the
+  clock records how many frames each decision took to arrive.
+
+Both honour the kernel's pause / resume / step N (``launch ctl``), before each step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from typing import Any, Callable
+
+from kernel.bus import tracing
+from kernel.bus.inputs import InputQueue
+from kernel.sdk.node import EpisodeAbandoned
+
+
+class Clock:
+    def __init__(
+        self,
+        spec: dict[str, Any] | None,
+        queue: Callable[[str], InputQueue],
+        sources: Callable[[str], list[str]],
+    ) -> None:
+        spec = spec or {}
+        self.mode: str = spec.get("mode") or "free"
+        self.fps: float | None = spec.get("fps")
+        self.deadline: float | None = spec.get("deadline")
+        self.wait_for: list[str] | None = spec.get("wait_for")
+        self.default_action: Any = spec.get("default_action")
+        self._queue = queue
+        self._sources = sources
+        self._running = asyncio.Event()
+        self._running.set()
+        self._budget = 0  # steps allowed while paused (launch ctl step N)
+        self._next_frame: float | None = None
+        self._latest: dict[str, Any] = {}
+        self.frame = 0
+        self.decisions = 0
+        self.frames_per_decision: Counter[int] = Counter()
+        self.timeouts = 0
+        self.stale = 0
+        self.late_frames = 0
+        self.step_span = tracing.OpenSpan()
+        self.abandoned: str | None = None  # why the episode being played was returned to the deck
+        self._wait: asyncio.Timeout | None = None  # the step being waited for (lockstep)
+        self._inputs: set[str] = set()
+
+    # control from the kernel --------------------------------------------------------------
+    @property
+    def paused(self) -> bool:
+        return not self._running.is_set()
+
+    def pause(self) -> None:
+        self._budget = 0
+        self._running.clear()
+
+    def resume(self) -> None:
+        self._budget = 0
+        self._next_frame = None  # a realtime world does not rush to catch up on paused time
+        self._running.set()
+
+    def step(self, n: int = 1) -> None:
+        """Let ``n`` more steps happen, then stay paused."""
+        self._budget += max(0, int(n))
+        self._running.set()
+
+    async def gate(self) -> None:
+        """Wait while paused; consume one step of a ``step N`` budget."""
+        await self._running.wait()
+        if self._budget > 0:
+            self._budget -= 1
+            if self._budget == 0:
+                self._running.clear()
+
+    def abandon(self, reason: str) -> None:
+        """The episode being played went back to the deck: the step waited for ends now, with
+        EpisodeAbandoned instead of default actions, and so does every later one until
+        ``new_episode``."""
+        self.abandoned = reason
+        if self._wait is not None:
+            self._wait.reschedule(asyncio.get_running_loop().time())
+
+    def new_episode(self) -> None:
+        """A new episode was dealt. After an abandoned one, the actions still queued (answers to
+        steps of the abandoned episode, some arriving late from a restarted agent) are dropped, so
+        step 0 of the replay cannot take an answer meant for step 0 of the abandoned attempt."""
+        if self.abandoned is not None:
+            for name in self._inputs:
+                try:
+                    queue = self._queue(name)
+                except KeyError:
+                    continue  # not a wired input (actions() raised for it)
+                while queue.get_nowait() is not None:
+                    self.stale += 1
+        self.abandoned = None
+
+    def _check_abandoned(self) -> None:
+        if self.abandoned is not None:
+            raise EpisodeAbandoned(self.abandoned)
+
+    # the environment's side -----------------------------------------------------------------
+    async def actions(self, step: int, input: str = "action") -> dict[str, Any]:
+        """The actions for ``step``, one per agent, according to the clock's mode.
+
+        With tracing on, what the environment does from here until it asks again is the span
+        ``env.step``, a child of the agent step whose action arrived first."""
+        self.step_span.close()
+        await self.gate()
+        self._check_abandoned()
+        self._inputs.add(input)
+        self._parent: str | None = None
+        if self.mode == "realtime":
+            got = await self._realtime(input)
+        else:
+            got = await self._lockstep(step, input)
+        if tracing.enabled():
+            self.step_span.open("env.step", self._parent, **{"framebus.step": step, "framebus.frame": self.frame})
+        return got
+
+    async def _lockstep(self, step: int, input: str) -> dict[str, Any]:
+        agents = self.wait_for or self._sources(input)
+        if not agents:  # nobody acts in this world (an idle baseline, a replay)
+            self.frame += 1
+            return {}
+        queue = self._queue(input)
+        got: dict[str, Any] = {}
+        deadline = None if self.deadline is None else time.monotonic() + self.deadline
+        while len(got) < len(agents):
+            timeout = None if deadline is None else deadline - time.monotonic()
+            if timeout is not None and timeout <= 0:
+                break
+            try:
+                async with asyncio.timeout(timeout) as self._wait:  # unlike wait_for, no task per step
+                    msg = await queue.get()
+            except TimeoutError:
+                self._check_abandoned()  # woken by abandon(): the episode ends here, not with defaults
+                break
+            finally:
+                self._wait = None
+            if msg.src not in agents:
+                continue
+            if msg.step is not None and msg.step != step:
+                self.stale += 1  # an answer to an earlier step that came after its deadline
+                continue
+            got[msg.src] = msg.body
+            self._parent = self._parent or msg.traceparent
+        for agent in agents:
+            if agent not in got:
+                self.timeouts += 1
+                got[agent] = self.default_action
+        self.decisions += 1
+        self.frame += 1
+        return got
+
+    async def _realtime(self, input: str) -> dict[str, Any]:
+        period = 1.0 / float(self.fps or 30.0)
+        now = time.monotonic()
+        if self._next_frame is None:
+            self._next_frame = now
+        elif now < self._next_frame:
+            await asyncio.sleep(self._next_frame - now)
+        elif now > self._next_frame + period:
+            self.late_frames += 1  # the environment itself could not keep the rate
+            self._next_frame = now
+        self._next_frame += period
+        agents = self.wait_for or self._sources(input)
+        while agents and (msg := self._queue(input).get_nowait()) is not None:
+            self._latest[msg.src] = msg.body
+            self._parent = msg.traceparent or self._parent
+            if msg.step is not None:
+                self.decisions += 1
+                self.frames_per_decision[max(0, self.frame - msg.step)] += 1
+        self.frame += 1
+        return {a: self._latest.get(a, self.default_action) for a in agents}
+
+    def stats(self) -> dict[str, Any]:
+        total = sum(self.frames_per_decision.values())
+        mean = sum(k * v for k, v in self.frames_per_decision.items()) / total if total else None
+        return {
+            "mode": self.mode,
+            "paused": self.paused,
+            "frame": self.frame,
+            "decisions": self.decisions,
+            "timeouts": self.timeouts,
+            "stale": self.stale,
+            "late_frames": self.late_frames,
+            "frames_per_decision": {str(k): v for k, v in sorted(self.frames_per_decision.items())},
+            "mean_frames_per_decision": mean,
+        }

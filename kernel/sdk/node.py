@@ -1,0 +1,201 @@
+"""The node SDK: what a framebus node author writes.
+
+A node is a small class::
+
+    class Echo(Node):
+        inputs = ("text",)
+        outputs = ("shout",)
+
+        @on_input("text")
+        async def handle(self, msg: Message) -> None:
+            await self.publish("shout", msg.body.upper())
+
+        @service("ping")
+        def ping(self, body):
+            return "pong"
+
+Everything else (sockets, heartbeats, lifecycle, queues, tracing) is the runtime's job
+(kernel.bus.runtime), so a node stays testable on its own (kernel.sdk.testing).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence, TypeVar
+
+import structlog
+
+from kernel.bus.protocol import Message
+
+if TYPE_CHECKING:
+    from kernel.bus.runtime import NodeRuntime
+    from kernel.sdk.clock import Clock
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+__all__ = ["Node", "Message", "Episode", "on_input", "service", "RequestTimeout", "RemoteError", "EpisodeAbandoned"]
+
+
+class RequestTimeout(TimeoutError):
+    """No reply came within the request's timeout."""
+
+
+class RemoteError(RuntimeError):
+    """The service raised, or does not exist; the message says which node and why."""
+
+
+class EpisodeAbandoned(BaseException):
+    """The episode being played went back to the kernel's deck (a node it needed died), so what
+    the environment plays from here on is no result. Raised inside ``run`` by ``clock.actions``
+    and ``publish``; the runtime then calls ``run`` again, which asks for the next episode (the
+    returned one is dealt again once the graph is whole). A BaseException, like CancelledError,
+    so that an ``except Exception`` in an environment's loop does not play on regardless."""
+
+
+@dataclass(frozen=True, slots=True)
+class Episode:
+    """One unit of work dealt by the kernel: its id is stable across re-runs, its seed fixed."""
+
+    id: str
+    index: int
+    seed: int
+
+
+def on_input(name: str) -> Callable[[F], F]:
+    """Mark a method as the handler of an input; it is called once per message, in order."""
+
+    def mark(fn: F) -> F:
+        fn.__framebus_input__ = name  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+def service(name: str) -> Callable[[F], F]:
+    """Mark a (sync or async) method as a named service; its return value is the reply body."""
+
+    def mark(fn: F) -> F:
+        fn.__framebus_service__ = name  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+class Node:
+    """Base class of every Python node. Override ``setup``, ``run`` and ``teardown`` as needed.
+
+    A node that defines ``run`` drives the graph (an environment usually does); a node without it
+    only reacts to inputs and requests.
+    """
+
+    inputs: ClassVar[Sequence[str]] = ()
+    outputs: ClassVar[Sequence[str]] = ()
+
+    id: str
+    params: dict[str, Any]
+    _rt: NodeRuntime
+
+    # lifecycle -------------------------------------------------------------------------------
+    async def setup(self) -> None:
+        """Called once after the node is wired and before it reports ready."""
+
+    async def teardown(self) -> None:
+        """Called once when the graph stops, also after an error in ``run``."""
+
+    # messaging -------------------------------------------------------------------------------
+    async def publish(self, output: str, body: Any = None, *, step: int | None = None) -> None:
+        """Send ``body`` to every input wired to ``output``; waits only on ``block`` edges."""
+        await self._rt.publish(output, body, step=step)
+
+    async def request(self, node: str, svc: str, body: Any = None, *, timeout: float = 10.0) -> Any:
+        """Call service ``svc`` on ``node`` and return its reply body.
+
+        Raises RequestTimeout after ``timeout`` seconds and RemoteError if the service failed.
+        """
+        return await self._rt.request(node, svc, body, timeout=timeout)
+
+    async def recv(self, input: str) -> Message:
+        """The next message on an input that has no ``@on_input`` handler."""
+        return await self._rt.queue(input).get()
+
+    def recv_nowait(self, input: str) -> Message | None:
+        return self._rt.queue(input).get_nowait()
+
+    # episodes --------------------------------------------------------------------------------
+    async def next_episode(self) -> Episode | None:
+        """Ask the kernel for the next episode to play; None when every episode has ended.
+
+        May wait: while episodes are still in flight elsewhere (one may come back to the deck), or
+        a node is restarting. If the kernel returns the episode being played to the deck, ``run``
+        is interrupted (EpisodeAbandoned) and called again, so keep one-time set-up in ``setup``."""
+        reply = await self._rt.next_episode()
+        return None if reply is None else Episode(**reply)
+
+    async def report(self, episode: Episode | str, **metrics: Any) -> None:
+        """Add metrics to an episode (any node may, e.g. a judge)."""
+        await self._rt.request("kernel", "episode.report", {"episode": _eid(episode), "metrics": metrics})
+
+    async def end_episode(self, episode: Episode | str, status: str = "completed", **metrics: Any) -> None:
+        """Close an episode; exactly one node of a graph should do this for each episode."""
+        await self._rt.request(
+            "kernel", "episode.end", {"episode": _eid(episode), "status": status, "metrics": metrics}
+        )
+
+    async def record_error(self, kind: str, message: str, episode: Episode | str | None = None) -> None:
+        """Put a failure the node recovered from on record: a row of the run's ``errors`` table
+        (results.sqlite), beside the kernel's own (node exits, retried episodes)."""
+        await self._rt.request("kernel", "run.error", {"kind": kind, "message": message,
+                                                       "episode": None if episode is None else _eid(episode)})
+
+    def summarize(self, section: str, data: dict[str, Any]) -> None:
+        """Put ``data`` into the run's summary.json under ``section`` (sent with heartbeats and at
+        exit). Sections of the same name from several nodes are merged by adding their numbers."""
+        self._rt.summary_sections[section] = data
+
+    def ports(self, params: dict[str, Any]) -> tuple[Sequence[str], Sequence[str]]:
+        """The node's inputs and outputs, asked once before it registers. Override where they
+        depend on params (a bridge whose topics are set in the launch file)."""
+        return self.inputs, self.outputs
+
+    async def started(self) -> None:
+        """Wait until the run has started (every node ready and wired)."""
+        await self._rt.wait_started()
+
+    @classmethod
+    def preflight(cls, params: dict[str, Any]) -> list[str]:
+        """Problems that must stop a run before any process starts (a missing API key, say).
+
+        ``launch run`` and ``launch validate`` call this in the launcher, so keep it cheap."""
+        return []
+
+    # context ---------------------------------------------------------------------------------
+    @property
+    def clock(self) -> Clock:
+        """The frame clock configured by the node's ``clock:`` entry in the launch file."""
+        return self._rt.clock
+
+    @property
+    def seed(self) -> int:
+        return int(self._rt.run.get("seed", 0))
+
+    @property
+    def run_dir(self) -> Path | None:
+        """The run folder, for results a node writes itself (step records, recordings)."""
+        return Path(self._rt.run_dir) if self._rt.run_dir else None
+
+    @property
+    def log(self) -> structlog.typing.FilteringBoundLogger:
+        return structlog.get_logger(self.id)
+
+    def sources(self, input: str) -> list[str]:
+        """The node ids wired into an input (e.g. the agents an environment waits for)."""
+        return self._rt.sources(input)
+
+    def readers(self, output: str) -> list[str]:
+        """The node ids wired to read an output (e.g. whether a judge will end the episodes)."""
+        return list(self._rt._out_dsts.get(output, ()))
+
+
+def _eid(episode: Episode | str) -> str:
+    return episode.id if isinstance(episode, Episode) else episode

@@ -1,0 +1,173 @@
+"""Test a node without a launch file: a real kernel, the nodes under test as real processes, and a
+probe node in the test's own event loop that feeds their inputs and reads their outputs.
+
+    async with Harness() as h:
+        h.add("agent", HelloAgent, inputs={"obs": "probe/obs"})
+        probe = h.probe(inputs={"action": "agent/action"}, outputs=["obs"])
+        await h.start()
+        await probe.publish("obs", {"position": 0, "target": 3}, step=0)
+        msg = await probe.recv("action")
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from rich.console import Console
+
+from kernel.bus.runtime import NodeRuntime
+from kernel.bus.shm import remove_segments
+from kernel.graph.core import Kernel
+from kernel.graph.supervisor import Supervisor
+from kernel.launchfile import BusSpec, InputSpec, LaunchFile, NodeSpec, RunSpec
+from kernel.sdk.node import Node
+
+InputDecl = str | Sequence[str] | Mapping[str, Any]
+
+
+class Probe(Node):
+    """The test's own node; its inputs and outputs are set per harness."""
+
+    def __init__(self, inputs: Sequence[str], outputs: Sequence[str]) -> None:
+        self.inputs = tuple(inputs)  # type: ignore[misc]
+        self.outputs = tuple(outputs)  # type: ignore[misc]
+
+
+def input_spec(decl: InputDecl) -> InputSpec:
+    if isinstance(decl, str):
+        return InputSpec(sources=[decl])
+    if isinstance(decl, Mapping):
+        src = decl["from"]
+        return InputSpec(sources=[src] if isinstance(src, str) else list(src),
+                         **{k: v for k, v in decl.items() if k != "from"})
+    return InputSpec(sources=list(decl))
+
+
+class Harness:
+    def __init__(self, *, episodes: int | None = None, seed: int = 0, heartbeat: float = 0.2,
+                 max_message_bytes: int | None = None, trace: str | None = None,
+                 run_dir: Path | None = None, quiet: bool = False) -> None:
+        self.specs: list[NodeSpec] = []
+        self.episodes = episodes
+        self.seed = seed
+        self.bus = BusSpec(heartbeat=heartbeat, **({"max_message_bytes": max_message_bytes} if max_message_bytes else {}))
+        self.trace = trace
+        self._own_dir = run_dir is None
+        self.run_dir = run_dir or Path(tempfile.mkdtemp(prefix="fbtest-"))
+        self.console = Console(stderr=True, quiet=quiet)
+        self._probe: Probe | None = None
+        self._locals: list[tuple[Node, NodeSpec]] = []
+        self._local_tasks: list[asyncio.Task[int]] = []
+
+    def add(self, node_id: str, cls: type[Node] | str, *, params: Mapping[str, Any] | None = None,
+            inputs: Mapping[str, InputDecl] | None = None, restart: Mapping[str, Any] | None = None,
+            clock: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None,
+            cmd: Sequence[str] | None = None) -> None:
+        """Add a node under test; it runs as its own process, as under ``launch run``."""
+        uses = None if cmd else (cls if isinstance(cls, str) else f"{cls.__module__}:{cls.__qualname__}")
+        self.specs.append(NodeSpec(
+            id=node_id, uses=uses, cmd=list(cmd) if cmd else None, params=dict(params or {}),
+            inputs={k: input_spec(v) for k, v in (inputs or {}).items()},
+            restart=dict(restart or {}), clock=dict(clock) if clock else None, env=dict(env or {}),
+        ))
+
+    def probe(self, *, inputs: Mapping[str, InputDecl] | None = None, outputs: Sequence[str] = (),
+              clock: Mapping[str, Any] | None = None) -> Probe:
+        """The in-test node: ``await probe.publish(...)``, ``await probe.recv(...)``, ``probe.request(...)``."""
+        self._probe = Probe(list(inputs or {}), outputs)
+        self.local("probe", self._probe, inputs=inputs, clock=clock)
+        return self._probe
+
+    def local(self, node_id: str, node: Node, *, params: Mapping[str, Any] | None = None,
+              inputs: Mapping[str, InputDecl] | None = None, clock: Mapping[str, Any] | None = None) -> Node:
+        """Run ``node`` in the test's own process and event loop (not as a child process), so the
+        test can reach into it: post pygame key events to a human player, say."""
+        uses = f"{type(node).__module__}:{type(node).__qualname__}"
+        self._locals.append((node, NodeSpec(id=node_id, uses=uses, params=dict(params or {}),
+                                            inputs={k: input_spec(v) for k, v in (inputs or {}).items()},
+                                            clock=dict(clock) if clock else None)))
+        return node
+
+    @property
+    def launch_file(self) -> LaunchFile:
+        nodes = self.specs + [spec for _, spec in self._locals]
+        return LaunchFile(name="harness", source=Path("<harness>"), bus=self.bus, nodes=nodes,
+                          run=RunSpec(episodes=self.episodes, seed=self.seed))
+
+    async def start(self, *, ready_timeout: float = 60.0, run: bool = True) -> None:
+        """Start every node, wait until all are ready, then (by default) start the run."""
+        lf = self.launch_file
+        (self.run_dir / "logs").mkdir(parents=True, exist_ok=True)
+        self.ipc_dir = Path(tempfile.mkdtemp(prefix="fbt-", dir="/tmp"))
+        self.kernel = Kernel(lf, self.run_dir, f"ipc://{self.ipc_dir}/kernel.sock", trace=self.trace)
+        await self.kernel.open()
+        root = str(Path(__file__).resolve().parents[2])
+        env = {"FRAMEBUS_KERNEL": self.kernel.endpoint, "FRAMEBUS_IPC_DIR": str(self.ipc_dir),
+               "FRAMEBUS_LOG_DIR": str(self.run_dir / "logs"), "FRAMEBUS_RUN_DIR": str(self.run_dir),
+               "PYTHONPATH": os.pathsep.join(p for p in (os.getcwd(), root, os.environ.get("PYTHONPATH")) if p)}
+        self.exits: list[tuple[str, int | None, bool]] = []
+
+        def on_exit(node_id: str, code: int | None, restart: bool) -> None:
+            self.exits.append((node_id, code, restart))
+            self.kernel.node_exited(node_id, code, restart)
+
+        self.supervisor = Supervisor(self.specs, env, self.run_dir / "logs", self.console, on_exit)
+        await self.supervisor.start_all()
+        runtimes = []
+        for node, spec in self._locals:
+            rt = NodeRuntime(node, spec.id, self.kernel.endpoint, inbox_dir=str(self.ipc_dir), exit_on_orphan=False,
+                             params=spec.params)
+            if node is self._probe:
+                self.probe_runtime = rt
+            runtimes.append(rt)
+            self._local_tasks.append(asyncio.ensure_future(rt.main()))
+        await asyncio.wait_for(self.kernel.ready_event.wait(), ready_timeout)
+        if run:
+            self.kernel.start()
+            for rt in runtimes:
+                await asyncio.wait_for(rt.wait_started(), 10)
+
+    async def wait_finished(self, timeout: float = 30.0) -> tuple[str, str]:
+        assert self.kernel.finished is not None
+        return await asyncio.wait_for(asyncio.shield(self.kernel.finished), timeout)
+
+    def pid(self, node_id: str) -> int:
+        proc = self.supervisor.procs[node_id].process
+        assert proc is not None
+        return proc.pid
+
+    def kill(self, node_id: str, sig: int = signal.SIGKILL) -> None:
+        os.kill(self.pid(node_id), sig)
+
+    async def stop(self) -> None:
+        if not hasattr(self, "kernel") or self.kernel.sock.closed:
+            return
+        await self.supervisor.stop_all(self.kernel.stop_nodes)
+        for task in self._local_tasks:
+            try:
+                await asyncio.wait_for(task, 3.0)
+            except (asyncio.TimeoutError, Exception):
+                task.cancel()
+        self.kernel.close()
+        shutil.rmtree(self.ipc_dir, ignore_errors=True)
+        remove_segments(self.ipc_dir.name)
+
+    async def __aenter__(self) -> Harness:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+        if self._own_dir:
+            shutil.rmtree(self.run_dir, ignore_errors=True)
+
+
+def python_node_cmd() -> list[str]:
+    """The command line a ``cmd:`` node uses to run a Python node class (for tests of ``cmd:``)."""
+    return [sys.executable, "-m", "kernel.bus.run_node"]

@@ -1,0 +1,212 @@
+"""The ``launch`` command: run, check, draw and steer graphs."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from kernel import launchfile
+from kernel.bus import logs, outlet
+from kernel.launchfile import LaunchError
+
+console = outlet.console()  # queued and written by a thread: see kernel.bus.outlet
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="launch", description="framebus: run agent graphs from launch files")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("run", help="run a launch file")
+    _file_args(p)
+    p.add_argument("--out", type=Path, help="run folder (default runs/<timestamp>-<name>); re-using one resumes it")
+    p.add_argument("--trace", choices=["console", "otlp", "file"], help="export OpenTelemetry spans")
+    p.add_argument("--json", action="store_true", help="print summary.json to stdout at the end")
+    p.add_argument("--record", action="store_true", help="record all bus traffic to RUN/recording.mcap (docs/record.md)")
+    p.add_argument("--backend", choices=["local", "ray"], default="local",
+                   help="where node processes run: this machine, or a Ray cluster (docs/scale.md)")
+    p.add_argument("--address", help="with --backend ray: the Ray cluster to join (host:port or auto); "
+                   "default: start a local Ray instance for this run")
+
+    p = sub.add_parser("validate", help="check a launch file and print it resolved")
+    _file_args(p)
+    p = sub.add_parser("graph", help="draw a launch file's graph")
+    _file_args(p)
+    p.add_argument("--format", choices=["text", "mermaid"], default="text")
+    sub.add_parser("ls", help="list the bundled launch files")
+
+    p = sub.add_parser("ctl", help="steer a running graph")
+    p.add_argument("action", choices=["pause", "resume", "step", "stop", "status"])
+    p.add_argument("n", nargs="?", type=int, default=1, help="steps for `step`")
+    p.add_argument("--run", help="run id, run folder or launch pid (default: the newest running graph)")
+    p = sub.add_parser("export", help="one record per ended episode of a run, from its results database")
+    p.add_argument("run", type=Path, help="the run folder")
+    p.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+
+    p = sub.add_parser("stats", help="per-edge message counts and drops of a running graph")
+    p.add_argument("--run", help="run id, run folder or launch pid (default: the newest running graph)")
+    p.add_argument("--json", action="store_true")
+    from kernel.tools import replay, report
+
+    replay.add_parser(sub)
+    report.add_parser(sub)
+
+    args = parser.parse_args(argv)
+    try:
+        return _dispatch(args)
+    except (LaunchError, PreflightFailed, FileNotFoundError) as exc:
+        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        return 2
+    except BrokenPipeError:  # `launch export RUN | head`: the reader has seen enough
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+def _file_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="a launch file path, or the name of a bundled one (see `launch ls`)")
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="NODE.PARAM=VALUE",
+                   help="override a param (or run.FIELD / bus.FIELD); repeatable")
+    p.add_argument("--episodes", type=int, help="override run.episodes")
+
+
+def _load(args: argparse.Namespace, *, check: bool = False) -> launchfile.LaunchFile:
+    lf = launchfile.load(launchfile.resolve_path(args.file), sets=args.sets, episodes=args.episodes)
+    if check:
+        from kernel.graph.preflight import problems
+
+        found = problems(lf)
+        if found:
+            raise PreflightFailed("\n".join(found))
+    return lf
+
+
+class PreflightFailed(Exception):
+    """The launch file is valid but cannot run here (e.g. a missing API key)."""
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "export":
+        from kernel.tools.export import export
+
+        return export(args.run, args.format, sys.stdout)
+    if args.command == "run":
+        lf = _load(args, check=True)
+        if args.record:
+            from kernel.tools.record import with_recorder
+
+            lf = with_recorder(lf)
+        logs.configure("kernel")
+        from kernel.graph import runner
+
+        try:
+            import uvloop
+
+            summary = uvloop.run(runner.run(lf, args.out, trace=args.trace, console=console,
+                                            backend=args.backend, address=args.address))
+        except ImportError:
+            summary = asyncio.run(runner.run(lf, args.out, trace=args.trace, console=console,
+                                             backend=args.backend, address=args.address))
+        _print_summary(summary)
+        # The run is over and written: like any command, wait for a paused reader (a pager, Ctrl-S) to
+        # take the last lines and the summary; a closed one (`| head`) ends the wait at once.
+        outlet.drain(console_s=None)
+        if args.json:
+            print(json.dumps(summary))
+        return runner.EXIT_CODES.get(summary["status"], 1)
+    if args.command == "validate":
+        lf = _load(args, check=True)
+        print(lf.to_yaml(), end="")
+        console.print(f"[green]ok[/] {lf.source}: {len(lf.nodes)} nodes, {len(lf.edges())} edges")
+        return 0
+    if args.command == "graph":
+        from kernel.tools import graphview
+
+        lf = _load(args)
+        print(graphview.render_mermaid(lf) if args.format == "mermaid" else graphview.render_text(lf))
+        return 0
+    if args.command == "ls":
+        table = Table("launch file", "description")
+        for name, description in launchfile.list_bundled():
+            table.add_row(name, description)
+        Console().print(table)
+        return 0
+    if args.command == "ctl":
+        svc = {"status": "status"}.get(args.action, f"ctl.{args.action}")
+        reply = _call_kernel(args.run, svc, {"n": args.n})
+        print(json.dumps(reply, indent=2))
+        return 0
+    if args.command == "stats":
+        reply = _call_kernel(args.run, "stats", {})
+        if args.json:
+            print(json.dumps(reply, indent=2))
+        else:
+            table = Table("edge", "policy", "sent", "received", "dropped", "queued")
+            for e in reply["edges"]:
+                table.add_row(e["edge"], e["policy"], *(str(e[k]) for k in ("sent", "received", "dropped", "queued")))
+            Console().print(table)
+            if reply.get("decode_errors"):
+                Console().print(f"malformed messages dropped: {reply['decode_errors']}")
+        return 0
+    if args.command in ("replay", "report"):
+        return args.handler(args)
+    raise AssertionError(args.command)
+
+
+def _find_run(which: str | None) -> dict[str, Any]:
+    """The newest running graph of this user that matches ``which``; announcements that fail the
+    trust checks of kernel.graph.announce (wrong owner or mode, a symlink, a foreign endpoint) are skipped."""
+    from kernel.graph.announce import live_runs
+
+    runs, untrusted = live_runs()
+    for why in untrusted:
+        console.print(f"[yellow]warning:[/] not trusting {why}", highlight=False, soft_wrap=True)
+    if which:
+        runs = [r for r in runs if which in (r["run_id"], r["run_dir"], str(r["pid"]))
+                or Path(which).resolve() == Path(r["run_dir"])]
+    if not runs:
+        raise SystemExit(f"launch: no running graph{' matches ' + which if which else ''}; start one with `launch run`")
+    return runs[0]
+
+
+def _call_kernel(which: str | None, svc: str, body: Any) -> Any:
+    from kernel.tools.client import KernelClient
+
+    info = _find_run(which)
+    with KernelClient(info["endpoint"], curve=info.get("curve")) as client:
+        return client.call(svc, body)
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    ep = summary["episodes"]
+    style = "green" if summary["status"] == "completed" else "red"
+    metrics = ", ".join(f"{k}={v:.4g}" for k, v in summary["metrics"].items())
+    console.print(
+        f"[{style}]{summary['status']}[/] ({summary['reason']}): episodes {ep['completed']}/{ep['total']} completed, "
+        f"{ep['failed']} failed{'; ' + metrics if metrics else ''}\nrun folder: {summary['run_dir']}",
+        highlight=False, soft_wrap=True,
+    )
+    for edge in summary.get("stats", {}).get("edges", []):
+        if edge["dropped"]:
+            console.print(f"[yellow]dropped[/] {edge['dropped']} of {edge['sent']} messages on {edge['edge']} "
+                          f"(policy {edge['policy']})", highlight=False)
+    for node, errors in summary.get("stats", {}).get("decode_errors", {}).items():
+        console.print(f"[yellow]malformed[/] messages dropped by {node}: {errors}", highlight=False)
+    if dropped := summary.get("console", {}).get("dropped_lines"):
+        console.print(f"[yellow]console[/]: {dropped} lines were not shown because the terminal did not read them "
+                      f"in time; {summary['run_dir']}/logs has every line", highlight=False, soft_wrap=True)
+    if dropped := summary.get("log_files", {}).get("dropped_lines"):
+        console.print(f"[yellow]logs[/]: {dropped} lines were dropped because the disk did not keep up",
+                      highlight=False)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

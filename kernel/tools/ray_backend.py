@@ -1,0 +1,353 @@
+"""``launch run --backend ray``: node processes placed on a Ray cluster, messages still on ZeroMQ.
+
+Ray decides *where* a node runs (its ``resources:`` request: CPUs, GPUs for a model server, memory,
+named resources); it does not carry framebus messages. Each node gets one Ray actor, and the actor
+starts the node's ordinary process (``python -m kernel.bus.run_node`` or its ``cmd:``) on its machine, so
+a node behaves the same under both backends: same entry point, same exit codes, its own session,
+and PR_SET_PDEATHSIG so it dies with the actor. The actor relays the process's output and exit code
+to the supervisor on the launching machine, which keeps its restart policy and its stop escalation.
+A killed actor (or a lost machine) reads as a node killed by SIGKILL, so ``restart: on-failure``
+starts a fresh actor, wherever Ray finds room.
+
+Nodes talk ZeroMQ TCP to the kernel on the launching machine and to each other, and with a bus
+that leaves the machine the bus uses CURVE (kernel.bus.security).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections import deque
+from pathlib import Path
+from typing import Any, Sequence
+
+import structlog
+from rich.console import Console
+
+from kernel.graph.supervisor import Proc, Supervisor, die_with_parent
+from kernel.launchfile import LaunchError, LaunchFile, NodeSpec, is_loopback
+
+log = structlog.get_logger("framebus.ray")
+
+PLACEMENT_TIMEOUT_S = float(os.environ.get("FRAMEBUS_RAY_PLACEMENT_TIMEOUT", "120"))
+LOCAL_OBJECT_STORE_BYTES = 200 * 1024**2  # framebus data never goes through Ray's object store
+READ_WAIT_S = 1.0  # how long one output poll waits in the actor for something new
+ACTOR_LOST = -int(signal.SIGKILL)  # the exit code of a node whose actor died: "killed"
+_MAX_BUFFERED_LINES = 10_000
+
+
+class PlacementError(OSError):
+    """Ray could not start a node's actor (no room within the timeout, or the actor failed)."""
+
+
+def _wait_ref(ref: Any) -> asyncio.Future[Any]:
+    """An ObjectRef as an asyncio future on whatever loop runs (uvloop included)."""
+    return asyncio.wrap_future(ref.future())
+
+
+class FramebusNode:
+    """The Ray actor that hosts one node process on its machine (the class ``ray.remote`` wraps).
+
+    Methods run in the actor's thread pool (``max_concurrency``), so ``signal`` is served while a
+    ``read`` is waiting for output.
+    """
+
+    def __init__(self) -> None:
+        self._lines: deque[bytes] = deque()
+        self._skipped = 0
+        self._cond = threading.Condition()
+        self._code: int | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, cmd: Sequence[str] | None, env: dict[str, str], cwd: str) -> dict[str, Any]:
+        """Start the node process; returns where it runs."""
+        import ray
+
+        argv = list(cmd) if cmd else [sys.executable, "-m", "kernel.bus.run_node"]
+        full = {**os.environ, **env}
+        host = full.get("FRAMEBUS_TCP_HOST")
+        node_ip = ray.util.get_node_ip_address()
+        if host and not is_loopback(host):
+            full["FRAMEBUS_TCP_HOST"] = node_ip  # the inbox listens on this machine's address
+        for key in ("FRAMEBUS_IPC_DIR", "FRAMEBUS_LOG_DIR"):  # paths of the launching machine
+            if full.get(key):
+                Path(full[key]).mkdir(parents=True, exist_ok=True)
+        started = threading.Event()
+        failure: list[str] = []
+        # The process is started from a thread that lives exactly as long as it does: PDEATHSIG
+        # fires when the *thread* that forked dies, so a pool thread could kill the node early.
+        threading.Thread(target=self._run, args=(argv, full, cwd if os.path.isdir(cwd) else None, started, failure),
+                         name="framebus-node", daemon=True).start()
+        started.wait()
+        if failure:
+            raise OSError(failure[0])
+        assert self._proc is not None
+        context = ray.get_runtime_context()
+        return {"pid": self._proc.pid, "node_ip": node_ip, "hostname": socket.gethostname(),
+                "worker_pid": os.getpid(), "actor_id": context.get_actor_id(),
+                "assigned": context.get_assigned_resources()}
+
+    def _run(self, argv: list[str], env: dict[str, str], cwd: str | None, started: threading.Event,
+             failure: list[str]) -> None:
+        try:
+            proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=die_with_parent)
+        except OSError as exc:
+            failure.append(f"cannot start {argv}: {exc}")
+            started.set()
+            return
+        self._proc = proc
+        started.set()
+        assert proc.stdout is not None
+        for line in iter(proc.stdout.readline, b""):
+            with self._cond:
+                if len(self._lines) >= _MAX_BUFFERED_LINES:  # nobody is reading: keep the newest
+                    self._lines.popleft()
+                    self._skipped += 1
+                self._lines.append(line)
+                self._cond.notify_all()
+        code = proc.wait()
+        with self._cond:
+            self._code = code
+            self._cond.notify_all()
+
+    def read(self, wait_s: float) -> tuple[list[bytes], int | None]:
+        """New output lines (waiting up to ``wait_s`` for some), and the exit code once it exited."""
+        with self._cond:
+            if not self._lines and self._code is None:
+                self._cond.wait(wait_s)
+            lines = list(self._lines)
+            self._lines.clear()
+            if self._skipped:
+                lines.insert(0, f"[framebus] {self._skipped} output lines were dropped unread\n".encode())
+                self._skipped = 0
+            return lines, self._code
+
+    def signal(self, sig: int) -> None:
+        """Signal the node's process group (its own children too), like the local supervisor."""
+        if self._proc is not None and self._proc.returncode is None:
+            try:
+                os.killpg(self._proc.pid, sig)
+            except ProcessLookupError:
+                pass
+
+
+class RayNodeProcess:
+    """The launching side of one node in an actor, shaped like the asyncio Process the supervisor expects."""
+
+    def __init__(self, actor: Any, info: dict[str, Any]) -> None:
+        self.actor = actor
+        self.info = info
+        self.pid: int = info["pid"]  # on the actor's machine
+        self.returncode: int | None = None
+        self.killed = False  # the supervisor killed it (with its actor): no news for the log
+        self.stdout = asyncio.StreamReader()
+        self._exited = asyncio.Event()
+        self.relay = asyncio.ensure_future(self._relay())
+
+    async def _relay(self) -> None:
+        from ray.exceptions import RayError
+
+        try:
+            while True:
+                lines, code = await _wait_ref(self.actor.read.remote(READ_WAIT_S))
+                for line in lines:
+                    self.stdout.feed_data(line)
+                if code is not None:
+                    self.returncode = code
+                    return
+        except RayError as exc:
+            if not self.killed:
+                reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                self.stdout.feed_data(f"[framebus] the Ray actor running this node is gone: {reason}\n".encode())
+            self.returncode = ACTOR_LOST
+        except asyncio.CancelledError:
+            self.returncode = ACTOR_LOST if self.returncode is None else self.returncode
+            raise
+        finally:
+            self.stdout.feed_eof()
+            self._exited.set()
+
+    async def wait(self) -> int:
+        await self._exited.wait()
+        assert self.returncode is not None
+        return self.returncode
+
+    def signal_group(self, sig: int) -> None:
+        self.actor.signal.remote(int(sig))
+
+
+class RayCluster:
+    """The Ray connection of one run: a local instance we start (and stop), or a cluster we join."""
+
+    def __init__(self, address: str | None, console: Console) -> None:
+        self.address = address
+        self.owned = address is None
+        self.console = console
+        self._actor_class: Any = None
+
+    def start(self) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise LaunchError("--backend ray needs the 'ray' package in this environment: pip install ray") from None
+        common: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.WARNING, "namespace": "framebus"}
+        try:
+            if self.owned:
+                num_cpus = os.environ.get("FRAMEBUS_RAY_NUM_CPUS")
+                ray.init(address="local", include_dashboard=False, object_store_memory=LOCAL_OBJECT_STORE_BYTES,
+                         num_cpus=int(num_cpus) if num_cpus else None, **common)
+            else:
+                ray.init(address=self.address, **common)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            where = f"the Ray cluster at {self.address}" if self.address else "a local Ray instance"
+            raise LaunchError(f"cannot start or reach {where}: {exc}") from None
+        total = ray.cluster_resources()
+        what = "started a local Ray instance" if self.owned else f"joined the Ray cluster at {self.address}"
+        self.console.print(f"ray: {what} ({len(ray.nodes())} machine(s), {total.get('CPU', 0):g} CPUs, "
+                           f"{total.get('GPU', 0):g} GPUs)", highlight=False)
+
+    def bus_host(self, lf: LaunchFile) -> str:
+        """Where the kernel listens: the launch file's TCP host, else an address the actors can reach."""
+        import ray
+
+        if lf.bus.transport == "tcp" and (self.owned or not is_loopback(lf.bus.host)):
+            return lf.bus.host
+        return "127.0.0.1" if self.owned else ray.util.get_node_ip_address()
+
+    def check_feasible(self, specs: Sequence[NodeSpec]) -> None:
+        """Refuse at once a request no machine of the cluster can ever meet (Ray would wait forever)."""
+        import ray
+
+        machines = [n for n in ray.nodes() if n.get("Alive")]
+        for spec in specs:
+            demand = spec.resources.ray_demand() if spec.resources else {}
+            if not demand or any(all(m["Resources"].get(k, 0.0) >= v for k, v in demand.items()) for m in machines):
+                continue
+            have = "; ".join(f"{m.get('NodeManagerAddress', '?')}: {_describe(m['Resources'], demand)}"
+                             for m in machines[:5])
+            raise LaunchError(f"node {spec.id!r} asks Ray for {_describe(demand)}, but no machine of the cluster "
+                              f"has that much ({have}); change its resources or add a machine that has them",
+                              key=f"nodes.{spec.id}.resources")
+
+    def new_actor(self, spec: NodeSpec) -> Any:
+        import ray
+
+        if self._actor_class is None:
+            self._actor_class = ray.remote(FramebusNode)
+        options: dict[str, Any] = {"max_concurrency": 4, "max_restarts": 0}
+        r = spec.resources
+        if r is not None:
+            for key in ("num_cpus", "num_gpus", "memory", "accelerator_type"):
+                if getattr(r, key) is not None:
+                    options[key] = getattr(r, key)
+            if r.custom:
+                options["resources"] = dict(r.custom)
+        return self._actor_class.options(**options).remote()
+
+    def available(self) -> dict[str, float]:
+        import ray
+
+        return ray.available_resources()
+
+    @staticmethod
+    def kill(actor: Any) -> None:
+        import ray
+
+        try:
+            ray.kill(actor, no_restart=True)
+        except Exception:  # already gone, or Ray is shutting down
+            pass
+
+    def shutdown(self) -> None:
+        """Disconnect; for an instance we started, that also stops all of its processes."""
+        import ray
+
+        if ray.is_initialized():
+            ray.shutdown()
+
+
+class RaySupervisor(Supervisor):
+    """The supervisor with node processes in Ray actors; restarts, stopping and exit codes unchanged."""
+
+    backend = "ray"
+
+    def __init__(self, *args: Any, cluster: RayCluster, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.cluster = cluster
+        self.actors: dict[str, Any] = {}
+        self.placed: dict[str, dict[str, Any]] = {}
+
+    def command(self, spec: NodeSpec) -> list[str]:
+        """What the actor runs (with its own machine's Python), as shown in error messages."""
+        return list(spec.cmd) if spec.cmd else ["python", "-m", "kernel.bus.run_node"]
+
+    async def start_all(self) -> None:
+        # Actors start in parallel: a worker process each, about a second apiece.
+        await asyncio.gather(*(self._spawn(proc) for proc in self.procs.values()))
+
+    async def _start_process(self, spec: NodeSpec, env: dict[str, str]) -> RayNodeProcess:
+        from ray.exceptions import RayError
+
+        old = self.actors.pop(spec.id, None)
+        if old is not None:  # a restart gets a fresh actor, possibly on another machine
+            self.cluster.kill(old)
+        actor = self.cluster.new_actor(spec)
+        self.actors[spec.id] = actor
+        try:
+            info = await asyncio.wait_for(_wait_ref(actor.start.remote(spec.cmd, env, os.getcwd())),
+                                          PLACEMENT_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            self.cluster.kill(actor)
+            demand = spec.resources.ray_demand() if spec.resources else {"CPU": 1.0}
+            raise PlacementError(f"Ray did not place node {spec.id!r} within {PLACEMENT_TIMEOUT_S:g} s "
+                                 f"(FRAMEBUS_RAY_PLACEMENT_TIMEOUT): it asks for {_describe(demand)}, and the "
+                                 f"cluster has free now {_describe(self.cluster.available(), demand)}") from None
+        except RayError as exc:
+            self.cluster.kill(actor)
+            raise PlacementError(f"the Ray actor for node {spec.id!r} failed to start it: {exc}") from None
+        self.placed[spec.id] = info
+        return RayNodeProcess(actor, info)
+
+    def _signal(self, proc: Proc, sig: int) -> None:  # type: ignore[override]
+        process = proc.process
+        if isinstance(process, RayNodeProcess) and process.returncode is None:
+            process.signal_group(sig)
+            if sig == signal.SIGKILL:  # the actor goes too; its node follows by PDEATHSIG if still there
+                process.killed = True
+                self.cluster.kill(process.actor)
+
+    def where(self, node_id: str) -> dict[str, Any]:
+        info = self.placed.get(node_id, {})
+        return {"backend": self.backend, "ray": {k: info[k] for k in ("node_ip", "hostname", "worker_pid",
+                                                                       "actor_id", "assigned") if k in info}}
+
+    def close(self) -> None:
+        """Kill every actor (their node processes die with them) and stop relaying output."""
+        for proc in self.procs.values():
+            if isinstance(proc.process, RayNodeProcess):
+                proc.process.relay.cancel()
+        for actor in self.actors.values():
+            self.cluster.kill(actor)
+        self.actors.clear()
+
+
+def _describe(resources: dict[str, float], only: dict[str, float] | None = None) -> str:
+    """Resources the way a person reads them: CPU 2, GPU 1, memory 4.0 GiB."""
+    keys = list(only) if only else [k for k in resources if not k.startswith("node:") and k != "object_store_memory"]
+    parts = []
+    for key in keys:
+        value = resources.get(key, 0.0)
+        if key == "memory":
+            parts.append(f"memory {value / 2**30:.1f} GiB")
+        elif key.startswith("accelerator_type:"):
+            parts.append(key if value else f"no {key}")
+        else:
+            parts.append(f"{key} {value:g}")
+    return "{" + ", ".join(parts) + "}"

@@ -1,0 +1,319 @@
+"""``launch replay FILE.mcap``: look at a recorded run again, or play a new agent against it.
+
+Three uses of one recording (kernel/record.py writes it):
+
+* no option: what the file holds (topics, episodes, how many decisions, whether it is complete);
+* ``--render DIR``: re-render episodes: each recorded frame as a PNG, an animated GIF per episode,
+  and a text transcript (observation text, actions, rewards) that works for text-only runs too;
+* ``--agent USES``: drive a new agent with the recorded observations, in recorded order. The
+  recorded launch file is run again with the environment swapped for :class:`ReplayEnv` (same node
+  id, so the agents' wiring stays; kernel/replay_env.py), judges dropped, and the agents' ``uses:`` replaced; the new
+  actions are compared with the recorded ones (agreement per episode). It is open loop: the world
+  does not react to the new actions, so agreement after the first difference is about decisions
+  on someone else's trajectory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # kernel.tools.record pulls in numpy and the node SDK: only import it when used
+    from kernel.tools.record import Recorded, Recording
+
+RECORDER_USES = "kernel.tools.record:Recorder"  # = kernel.tools.record.RECORDER_USES, without importing it
+REPLAY_ENV_USES = "kernel.tools.replay_env:ReplayEnv"
+
+
+# --------------------------------------------------------------------------------------------
+# episodes of a recording
+
+
+@dataclass
+class Decision:
+    """One observation and what the agents answered to it."""
+
+    t: int
+    obs: Recorded
+    actions: dict[str, Any] = field(default_factory=dict)  # agent node -> action body
+    step: dict[str, Any] | None = None  # the environment's step record (reward, done, info)
+
+
+@dataclass
+class EpisodeTrace:
+    id: str
+    decisions: list[Decision] = field(default_factory=list)
+
+
+def launch_doc(rec: Recording) -> dict[str, Any]:
+    import yaml
+
+    text = rec.launch_yaml
+    return (yaml.safe_load(text) or {}) if text else {}
+
+
+def obs_topic(rec: Recording, wanted: str | None = None) -> str:
+    """The observation channel: ``wanted``, or the only ``*/obs`` one."""
+    topics = [t for t, schema in rec.topics.items() if t.endswith("/obs") and schema != "foxglove.CompressedImage"]
+    if wanted:
+        if wanted not in rec.topics:
+            raise SystemExit(f"launch replay: no topic {wanted!r} in {rec.path}; topics: {', '.join(rec.topics)}")
+        return wanted
+    if len(topics) != 1:
+        raise SystemExit(f"launch replay: {rec.path} has {len(topics) or 'no'} observation topics "
+                         f"({', '.join(topics) or '-'}); choose one with --obs")
+    return topics[0]
+
+
+def agent_topics(rec: Recording, env: str) -> list[str]:
+    """The ``node/output`` wired into the environment's ``action`` input (all ``*/action`` topics
+    when the recording carries no launch file)."""
+    for node in launch_doc(rec).get("nodes") or []:
+        if node.get("id") == env:
+            spec = (node.get("inputs") or {}).get("action")
+            if spec is not None:
+                src = spec.get("from") if isinstance(spec, dict) else spec
+                return [src] if isinstance(src, str) else list(src)
+    return [t for t in rec.topics if t.endswith("/action")]
+
+
+def episodes(rec: Recording, topic: str) -> dict[str, EpisodeTrace]:
+    """Episodes in recorded order. An action belongs to the latest observation of its step that
+    was published before it, which is exact for lockstep worlds."""
+    env = topic.split("/", 1)[0]
+    agents = {t: t.split("/", 1)[0] for t in agent_topics(rec, env)}
+    traces: dict[str, EpisodeTrace] = {}
+    by_step: dict[tuple[str, int], Decision] = {}
+    current: EpisodeTrace | None = None
+    for m in rec.messages:
+        if m.topic == topic and isinstance(m.raw, dict):
+            eid = str(m.raw.get("episode", "?"))
+            current = traces.setdefault(eid, EpisodeTrace(eid))
+            t = m.step if m.step is not None else int(m.raw.get("t", len(current.decisions)))
+            decision = Decision(t, m)
+            current.decisions.append(decision)
+            by_step[(eid, t)] = decision
+        elif m.topic in agents and current is not None:
+            target = by_step.get((current.id, m.step)) if m.step is not None else None
+            target = target or (current.decisions[-1] if current.decisions else None)
+            if target is not None:
+                target.actions.setdefault(agents[m.topic], m.body())  # the first answer is the one used
+        elif m.topic == f"{env}/step" and isinstance(m.raw, dict):
+            found = by_step.get((str(m.raw.get("episode")), m.raw.get("t")))
+            if found is not None:
+                found.step = m.body()
+    return traces
+
+
+# --------------------------------------------------------------------------------------------
+# re-rendering
+
+
+def transcript(trace: EpisodeTrace) -> str:
+    from kernel.tools.record import to_json
+
+    lines = [f"episode {trace.id}: {len(trace.decisions)} decisions"]
+    for d in trace.decisions:
+        raw = d.obs.raw if isinstance(d.obs.raw, dict) else {}
+        lines.append(f"\n[t={d.t}] {raw.get('text', '')}".rstrip())
+        for agent, action in d.actions.items():
+            lines.append(f"  {agent}: {json.dumps(to_json(action, None))}")
+        if d.step:
+            lines.append(f"  -> reward {d.step.get('reward')}, valid {d.step.get('valid')}, done {d.step.get('done')}")
+    return "\n".join(lines) + "\n"
+
+
+def render(traces: list[EpisodeTrace], out: Path, *, key: str = "frame", gif_ms: int = 250) -> list[Path]:
+    """Write each episode's recorded frames (``DIR/<episode>/t0000.png``), a GIF of them, and its
+    transcript (``DIR/<episode>.txt``); returns the files written. Frames are the recorded PNGs,
+    byte for byte."""
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for trace in traces:
+        frames: list[bytes] = []
+        for d in trace.decisions:
+            png = d.obs.png(key)
+            if png is not None:
+                folder = out / trace.id
+                folder.mkdir(exist_ok=True)
+                path = folder / f"t{d.t:04d}.png"
+                path.write_bytes(png)
+                written.append(path)
+                frames.append(png)
+        if frames:
+            written.append(_gif(frames, out / f"{trace.id}.gif", gif_ms))
+        text = out / f"{trace.id}.txt"
+        text.write_text(transcript(trace))
+        written.append(text)
+    return written
+
+
+def _gif(frames: list[bytes], path: Path, ms: int) -> Path:
+    import io
+
+    from PIL import Image
+
+    images = [Image.open(io.BytesIO(f)).convert("RGB") for f in frames]
+    images[0].save(path, save_all=True, append_images=images[1:], duration=ms, loop=0)
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# driving a new agent
+
+
+def replay_doc(rec: Recording, topic: str, *, agent_uses: str | None, node: str | None,
+               episode_ids: list[str]) -> dict[str, Any]:
+    """The recorded launch file made into a replay: the environment becomes a :class:`ReplayEnv`,
+    the recorder and every node that reads another output of the environment (judges) go, and
+    the agents (or ``node``) get ``agent_uses``."""
+    doc = launch_doc(rec)
+    if not doc.get("nodes"):
+        raise SystemExit(f"launch replay: {rec.path} carries no launch file, so there is no agent to start")
+    env, _, output = topic.partition("/")
+    agents = [t.split("/", 1)[0] for t in agent_topics(rec, env)]
+    targets = [node] if node else agents
+    for target in targets:
+        if target not in {n.get("id") for n in doc["nodes"]}:
+            raise SystemExit(f"launch replay: no node {target!r} in the recorded launch file")
+    dropped: set[str] = set()
+    while True:  # drop whatever reads something gone: judges, then what reads judges
+        gone = {n["id"] for n in doc["nodes"] if n["id"] not in dropped and _drops(n, env, output, dropped)}
+        if not gone:
+            break
+        dropped |= gone
+    nodes = []
+    for n in doc["nodes"]:
+        if n["id"] in dropped:
+            continue
+        if n["id"] == env:
+            clock = n.get("clock") or {}
+            wait_for = [a for a in clock.get("wait_for") or agents if a not in dropped]
+            n = {"id": env, "uses": REPLAY_ENV_USES,
+                 "params": {"recording": str(rec.path.resolve()), "topic": topic, "episodes": episode_ids},
+                 "inputs": {k: v for k, v in (n.get("inputs") or {}).items() if k == "action"},
+                 "clock": {"mode": "lockstep", "wait_for": wait_for, "default_action": None,
+                           **({"deadline": clock["deadline"]} if clock.get("deadline") else {})}}
+        elif n["id"] in targets and agent_uses:
+            kept = n.get("params") if n.get("uses") == agent_uses else None
+            n = {**{k: v for k, v in n.items() if k not in ("uses", "cmd", "params")}, "uses": agent_uses,
+                 **({"params": kept} if kept else {})}
+        nodes.append(n)
+    run = {**(doc.get("run") or {}), "episodes": len(episode_ids), "out": None}
+    return {"name": f"{doc.get('name', 'recording')}-replay",
+            "description": f"replay of {rec.path.name}", "bus": doc.get("bus") or {}, "nodes": nodes, "run": run}
+
+
+def _drops(n: dict[str, Any], env: str, output: str, dropped: set[str]) -> bool:
+    if n.get("uses") == RECORDER_USES or n["id"] in dropped:
+        return True
+    for spec in (n.get("inputs") or {}).values():
+        src = spec.get("from") if isinstance(spec, dict) else spec
+        for s in [src] if isinstance(src, str) else list(src or []):
+            src_node, _, src_output = s.partition("/")
+            if src_node in dropped or (src_node == env and src_output != output):
+                return True
+    return False
+
+
+def drive(rec: Recording, topic: str, args: argparse.Namespace, episode_ids: list[str]) -> dict[str, Any]:
+    """Run the replay graph; returns the comparison (also in ``RUN/replay.jsonl``)."""
+    import asyncio
+
+    import yaml
+
+    from kernel import launchfile
+    from kernel.bus import logs
+    from kernel.graph import runner
+
+    out = args.out or rec.path.parent / "replays" / f"{datetime.now():%Y%m%d-%H%M%S}-{args.agent.replace(':', '.')}"
+    out.mkdir(parents=True, exist_ok=True)
+    source = out / "replay-source.yaml"
+    doc = replay_doc(rec, topic, agent_uses=args.agent, node=args.node, episode_ids=episode_ids)
+    source.write_text(yaml.safe_dump(doc, sort_keys=False))
+    lf = launchfile.load(source, sets=args.sets)
+    logs.configure("kernel")
+    summary = asyncio.run(runner.run(lf, out))  # its console: kernel.bus.outlet, which cannot stall the run
+    lines = (out / "replay.jsonl").read_text().splitlines() if (out / "replay.jsonl").exists() else []
+    rows = [json.loads(line) for line in lines if line.strip()]
+    same = sum(r["same"] for r in rows)
+    per_episode: dict[str, dict[str, int]] = {}
+    for r in rows:
+        e = per_episode.setdefault(r["episode"], {"decisions": 0, "same": 0})
+        e["decisions"] += 1
+        e["same"] += int(r["same"])
+    return {"status": summary["status"], "run_dir": str(out), "decisions": len(rows), "same": same,
+            "agreement": same / len(rows) if rows else 0.0, "episodes": per_episode,
+            "differences": [r for r in rows if not r["same"]][:20]}
+
+
+# --------------------------------------------------------------------------------------------
+# the command
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("replay", help="re-render a recording, or drive a new agent with its observations")
+    p.add_argument("file", type=Path, help="a recording (RUN/recording.mcap, from `launch run --record`)")
+    p.add_argument("--episode", action="append", default=[], metavar="ID", help="only this episode; repeatable")
+    p.add_argument("--obs", help="the observation topic (default: the only */obs one)")
+    p.add_argument("--render", type=Path, metavar="DIR", help="write frames (PNG, GIF) and transcripts to DIR")
+    p.add_argument("--agent", metavar="USES", help="drive this agent (a node type or module:Class) with the "
+                   "recorded observations and compare its actions with the recorded ones")
+    p.add_argument("--node", help="the agent node to replace (default: every agent wired to the environment)")
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="NODE.PARAM=VALUE",
+                   help="override a param of the replay graph; repeatable")
+    p.add_argument("--out", type=Path, help="run folder of the replay (default RECORDING_DIR/replays/...)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+    p.set_defaults(handler=command)
+
+
+def command(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from kernel.tools.record import read_recording
+
+    console = Console(stderr=True)
+    if not args.file.exists():
+        raise SystemExit(f"launch replay: {args.file} does not exist")
+    rec = read_recording(args.file)
+    topic = obs_topic(rec, args.obs)
+    traces = episodes(rec, topic)
+    ids = args.episode or list(traces)
+    unknown = [e for e in ids if e not in traces]
+    if unknown:
+        raise SystemExit(f"launch replay: no episode {', '.join(unknown)} in {args.file}; it has {', '.join(traces)}")
+    if not rec.complete:
+        console.print(f"[yellow]{args.file} has no summary (the run was stopped hard); read up to where it ends")
+    result: dict[str, Any] = {"file": str(args.file), "complete": rec.complete, "obs": topic,
+                              "episodes": {e: len(traces[e].decisions) for e in ids}}
+    if args.render:
+        written = render([traces[e] for e in ids], args.render)
+        result["rendered"] = [str(p) for p in written]
+        console.print(f"rendered {len(ids)} episode(s) into {args.render} ({len(written)} files)")
+    if args.agent:
+        result["replay"] = drive(rec, topic, args, ids)
+        r = result["replay"]
+        table = Table("episode", "decisions", "same actions", "agreement")
+        for eid, e in r["episodes"].items():
+            table.add_row(eid, str(e["decisions"]), str(e["same"]), f"{e['same'] / max(1, e['decisions']):.0%}")
+        console.print(table)
+        console.print(f"{args.agent}: {r['same']}/{r['decisions']} actions as recorded ({r['agreement']:.0%}); "
+                      f"details in {r['run_dir']}/replay.jsonl", highlight=False)
+    if not args.render and not args.agent:
+        table = Table("topic", "messages")
+        counts: dict[str, int] = {}
+        for m in rec.messages:
+            counts[m.topic] = counts.get(m.topic, 0) + 1
+        for t in rec.topics:
+            table.add_row(t, str(counts.get(t, "images")))
+        console.print(table)
+        for e in ids:
+            console.print(f"{e}: {len(traces[e].decisions)} decisions")
+    if args.json:
+        print(json.dumps(result))
+    return 0 if not args.agent or result["replay"]["status"] == "completed" else 1

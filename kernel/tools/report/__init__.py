@@ -1,0 +1,139 @@
+"""``launch report RUN``: one self-contained HTML page about a run.
+
+It reads the run folder (summary.json, episodes.jsonl, steps/*.jsonl, recording*.mcap) and writes
+the page with everything inline (CSS, matplotlib plots and frame thumbnails as base64 PNGs):
+a header, the headline metrics, each benchmark's section as tables with the papers' numbers
+beside ours (kernel/report/tables.py), plots, the episode table, and for each episode a strip of
+frames with the agent's actions and reasoning. ``--screenshot`` also renders it in headless
+Chromium (kernel/report/shot.py), which is how a change to the page should be checked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from kernel.tools.report.plots import RESULT_HINTS
+from kernel.tools.report.tables import Table, fmt
+
+# summary.json keys that are about the run itself, not a benchmark's results
+RUN_KEYS = {"run_id", "launch_file", "status", "reason", "started_at", "duration_s", "episodes", "resumed_episodes",
+            "metrics", "nodes", "stats", "run_dir"}
+MAX_EPISODE_ROWS = 200
+MAX_EPISODE_COLUMNS = 12
+
+
+def _uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode()
+
+
+def _facts(summary: dict[str, Any], data: Any) -> list[tuple[str, str]]:
+    eps = summary.get("episodes") or {}
+    facts = [
+        ("launch file", Path(str(summary.get("launch_file", "?"))).name),
+        ("started", str(summary.get("started_at", "?")).replace("T", " ")[:19]),
+        ("duration", f"{summary.get('duration_s', 0):.1f} s"),
+        ("episodes", f"{eps.get('completed', 0)}/{eps.get('total', 0)} completed, {eps.get('failed', 0)} failed"),
+        ("nodes", str(len(summary.get("nodes") or {}))),
+    ]
+    if data.recordings:
+        names = ", ".join(r.path.name + ("" if r.complete else " (cut short)") for r in data.recordings)
+        facts.append(("recording", names))
+    if summary.get("resumed_episodes"):
+        facts.append(("resumed", f"{summary['resumed_episodes']} episodes from an earlier run"))
+    return facts
+
+
+def results_first(names: list[str]) -> list[str]:
+    """Scores, successes and rewards before bookkeeping (tokens per node, retries...)."""
+    return sorted(names, key=lambda k: not any(hint in k for hint in RESULT_HINTS))
+
+
+def episode_table(episodes: list[dict[str, Any]]) -> Table | None:
+    if not episodes:
+        return None
+    columns: dict[str, None] = {}
+    for ep in episodes:
+        for k, v in (ep.get("metrics") or {}).items():
+            if not isinstance(v, (dict, list)):
+                columns[k] = None
+    names = results_first(list(columns))[:MAX_EPISODE_COLUMNS]
+    rows = [[ep.get("episode_id"), ep.get("status"), *((ep.get("metrics") or {}).get(k) for k in names)]
+            for ep in episodes[:MAX_EPISODE_ROWS]]
+    table = Table("episodes", ["episode", "status", *names], rows)
+    if len(episodes) > MAX_EPISODE_ROWS:
+        table.note = f"the first {MAX_EPISODE_ROWS} of {len(episodes)} episodes (all of them are in episodes.jsonl)"
+    return table
+
+
+def run_tables(summary: dict[str, Any]) -> list[Table]:
+    nodes = summary.get("nodes") or {}
+    tables = [Table("nodes", ["node", "state", "restarts", "exit code", "error"],
+                    [[n, s.get("state"), s.get("restarts"), s.get("exit_code"), (s.get("error") or "")[:80]]
+                     for n, s in nodes.items()])] if nodes else []
+    edges = (summary.get("stats") or {}).get("edges") or []
+    if edges:
+        tables.append(Table("edges", ["edge", "policy", "sent", "received", "dropped"],
+                            [[e["edge"], e["policy"], e["sent"], e["received"], e["dropped"]] for e in edges]))
+    return tables
+
+
+def build(run_dir: Path, out: Path | None = None, *, max_episodes: int = 12, max_steps: int = 24) -> Path:
+    """Write the report of ``run_dir`` (default ``RUN/report.html``) and return its path."""
+    import jinja2
+
+    from kernel.tools.report import data as rundata
+    from kernel.tools.report import plots
+    from kernel.tools.report.tables import section_tables
+    from kernel.tools.report.template import PAGE
+
+    data = rundata.load(run_dir)
+    summary = data.summary
+    sections = [(name, section_tables(name, value)) for name, value in summary.items() if name not in RUN_KEYS]
+    figures: list[tuple[str, bytes | None]] = []
+    for _, tables in sections:
+        for t in tables:
+            if t.groups:
+                figures.append((t.title, plots.comparison(t)))
+            elif t.paper_rows and len(t.columns) == 2:
+                figures.append((t.title, plots.methods(t)))
+    figures.append(("per-episode metrics", plots.episode_metrics(data.episodes, plots.numeric_metrics(data.episodes))))
+    figures.append(("model tokens per episode", plots.tokens(data.tokens_per_episode())))
+    headline = [(k, fmt(v)) for k, v in (summary.get("metrics") or {}).items()]
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    html = env.from_string(PAGE).render(
+        title=f"{summary.get('run_id', run_dir.name)}",
+        summary={"status": summary.get("status", "?"), "reason": summary.get("reason", "")},
+        facts=_facts(summary, data), headline=headline, sections=sections,
+        plots=[(alt, _uri(png)) for alt, png in figures if png],
+        episode_table=episode_table(data.episodes),
+        strips=rundata.strips(data, max_episodes=max_episodes, max_steps=max_steps),
+        run_tables=run_tables(summary), run_dir=str(run_dir), fmt=fmt,
+        generated=datetime.now().strftime("%Y-%m-%d %H:%M"),
+    )
+    path = out or run_dir / "report.html"
+    path.write_text(html)
+    return path
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="write an HTML report of a run folder")
+    p.add_argument("run", type=Path, help="a run folder (with summary.json)")
+    p.add_argument("--out", type=Path, help="the HTML file (default RUN/report.html)")
+    p.add_argument("--episodes", type=int, default=12, help="episodes shown as strips (default 12)")
+    p.add_argument("--steps", type=int, default=24, help="decisions per strip, spread over the episode (default 24)")
+    p.add_argument("--screenshot", type=Path, metavar="PNG", help="also render the page in headless Chromium to PNG")
+    p.set_defaults(handler=command)
+
+
+def command(args: argparse.Namespace) -> int:
+    path = build(args.run, args.out, max_episodes=args.episodes, max_steps=args.steps)
+    print(path)
+    if args.screenshot:
+        from kernel.tools.report.shot import screenshot
+
+        print(screenshot(path, args.screenshot))
+    return 0

@@ -1,0 +1,177 @@
+"""What a report is made of, read from a run folder: summary, episodes, step records, recordings.
+
+Every piece is optional except summary.json: a run without ``--record`` still gets its tables and
+plots, and its strips are built from the step records alone (text, no frames).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kernel.tools.record import Recording, read_recording, to_json
+from kernel.tools.replay import Decision, EpisodeTrace, episodes, obs_topic
+
+THUMB_PX = 220
+STRIP_METRICS = 6  # beside an episode's name: its results, not every counter
+STRIP_HINTS = ("score", "success", "reward", "return", "steps", "agreement", "goal")
+REASONING_CHARS = 4000
+
+
+@dataclass
+class Card:
+    """One decision in an episode strip."""
+
+    t: int
+    image: str | None = None  # a data: URI
+    text: str = ""  # the observation's text, shown when there is no frame
+    actions: list[tuple[str, str]] = field(default_factory=list)  # (agent, action)
+    reasoning: list[tuple[str, str]] = field(default_factory=list)  # (agent, the model's reply)
+    reward: float | None = None
+    valid: bool | None = None
+    done: bool = False
+
+
+@dataclass
+class Strip:
+    episode: str
+    status: str
+    metrics: dict[str, Any]
+    decisions: int
+    cards: list[Card]
+
+
+@dataclass
+class RunData:
+    run_dir: Path
+    summary: dict[str, Any]
+    episodes: list[dict[str, Any]]
+    steps: dict[str, list[dict[str, Any]]]  # agent node -> step records
+    recordings: list[Recording]
+
+    def tokens_per_episode(self) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        for records in self.steps.values():
+            for r in records:
+                usage = r.get("usage") or {}
+                slot = out.setdefault(str(r.get("episode")), {"prompt_tokens": 0, "completion_tokens": 0})
+                for k in slot:
+                    slot[k] += int(usage.get(k) or 0)
+        return out
+
+
+def load(run_dir: Path) -> RunData:
+    summary_path = run_dir / "summary.json"
+    if not summary_path.exists():
+        raise SystemExit(f"launch report: {run_dir} has no summary.json (is it a run folder of `launch run`?)")
+    summary = json.loads(summary_path.read_text())
+    eps = _jsonl(run_dir / "episodes.jsonl")
+    steps = {p.stem: _jsonl(p) for p in sorted((run_dir / "steps").glob("*.jsonl"))}
+    recordings = [read_recording(p) for p in sorted(run_dir.glob("recording*.mcap"))]
+    return RunData(run_dir, summary, eps, steps, recordings)
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text().splitlines():
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                continue  # a line cut by a crash
+    return out
+
+
+def traces(data: RunData) -> dict[str, EpisodeTrace]:
+    """Recorded episodes of every recording of the run (a resumed run has several)."""
+    found: dict[str, EpisodeTrace] = {}
+    for rec in data.recordings:
+        topics = [t for t in rec.topics if t.endswith("/obs") and rec.topics[t] != "foxglove.CompressedImage"]
+        if not topics:
+            continue
+        try:
+            topic = obs_topic(rec)
+        except SystemExit:
+            topic = topics[0]  # several environments: the report shows the first
+        found.update(episodes(rec, topic))
+    return found
+
+
+def thumbnail(png: bytes, px: int = THUMB_PX) -> str:
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    grow = px // max(image.size)
+    if grow > 1:  # a tiny frame (a grid world): enlarge it in whole pixels, so it stays sharp
+        image = image.resize((image.width * grow, image.height * grow), Image.Resampling.NEAREST)
+    image.thumbnail((px, px), Image.Resampling.LANCZOS)
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=True)
+    return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode()
+
+
+def _pick(n: int, limit: int) -> list[int]:
+    """``limit`` indexes spread evenly over ``range(n)``, first and last included."""
+    if n <= limit:
+        return list(range(n))
+    return sorted({round(i * (n - 1) / (limit - 1)) for i in range(limit)})
+
+
+def _action_text(action: Any) -> str:
+    if isinstance(action, str):
+        return action
+    return json.dumps(to_json(action, None))
+
+
+def strips(data: RunData, *, max_episodes: int = 12, max_steps: int = 24) -> list[Strip]:
+    recorded = traces(data)
+    by_step: dict[tuple[str, Any], list[tuple[str, dict[str, Any]]]] = {}
+    for agent, records in data.steps.items():
+        for r in records:
+            by_step.setdefault((str(r.get("episode")), r.get("t")), []).append((agent, r))
+    listed = data.episodes or [{"episode_id": e, "status": "recorded", "metrics": {}} for e in recorded]
+    out: list[Strip] = []
+    for ep in listed[:max_episodes]:
+        eid = str(ep["episode_id"])
+        trace = recorded.get(eid)
+        if trace is not None:
+            decisions: list[Decision | int] = list(trace.decisions)
+        else:
+            decisions = sorted({int(t) for (e, t) in by_step if e == eid and isinstance(t, int)})
+        if not decisions:
+            continue  # neither recorded nor in step records: the episode table has it
+        cards = [_card(decisions[i], eid, by_step) for i in _pick(len(decisions), max_steps)]
+        metrics = dict(ep.get("metrics") or {})
+        shown = sorted(metrics, key=lambda k: not any(hint in k for hint in STRIP_HINTS))[:STRIP_METRICS]
+        out.append(Strip(eid, str(ep.get("status", "")), {k: metrics[k] for k in shown}, len(decisions), cards))
+    return out
+
+
+def _card(decision: Decision | int, eid: str, by_step: dict[tuple[str, Any], list[tuple[str, dict[str, Any]]]]) -> Card:
+    if isinstance(decision, int):
+        card = Card(decision)
+    else:
+        card = Card(decision.t)
+        raw = decision.obs.raw if isinstance(decision.obs.raw, dict) else {}
+        png = decision.obs.png("frame")
+        if png is None:
+            png = next((p[0] for p in decision.obs.images.values() if p), None)
+        card.image = thumbnail(png) if png is not None else None
+        card.text = str(raw.get("text", ""))
+        card.actions = [(agent, _action_text(a)) for agent, a in decision.actions.items()]
+        if decision.step:
+            card.reward = decision.step.get("reward")
+            card.valid = decision.step.get("valid")
+            card.done = bool(decision.step.get("done"))
+    for agent, record in by_step.get((eid, card.t), []):
+        if record.get("response"):
+            card.reasoning.append((agent, str(record["response"])[:REASONING_CHARS]))
+        if not any(a == agent for a, _ in card.actions) and "sent" in record:
+            card.actions.append((agent, _action_text(record["sent"])))
+    return card
