@@ -68,8 +68,8 @@ class NodeRuntime:
                  params: dict[str, Any] | None = None) -> None:
         self.node = node
         if params is not None:  # ports that depend on params must be known before the hello
-            node.params = dict(params)
-            ins, outs = node.ports(params)
+            node.params = type(node).parse_params(params)
+            ins, outs = node.ports(node.params)
             node.inputs, node.outputs = tuple(ins), tuple(outs)  # type: ignore[misc]
         self.curve = curve  # CurveZMQ keys when the bus is protected (kernel.bus.security)
         self._curve_server: CurveServer | None = None
@@ -373,7 +373,7 @@ class NodeRuntime:
 
     def _configure(self, w: dict[str, Any]) -> None:
         self.params = dict(w.get("params") or {})
-        self.node.params = self.params
+        self.node.params = type(self.node).parse_params(self.params)
         self.run = dict(w.get("run") or {})
         self.run_dir: str | None = w.get("run_dir")
         self.max_bytes = int(w.get("max_message_bytes", self.max_bytes))

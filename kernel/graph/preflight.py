@@ -24,6 +24,11 @@ def problems(lf: LaunchFile) -> list[str]:
             last = traceback.format_exception_only(type(exc), exc)[-1].strip()
             found.append(f"{lf.source.name}: node {spec.id!r}: cannot load {spec.uses}: {last}")
             continue
-        for problem in cls.preflight(dict(spec.params)):
+        try:
+            params = cls.parse_params(spec.params)
+        except ValueError as exc:  # pydantic's ValidationError
+            found.append(f"{lf.source.name}: node {spec.id!r}: params: {exc}")
+            continue
+        for problem in cls.preflight(params):
             found.append(f"{lf.source.name}: node {spec.id!r}: {problem}")
     return found

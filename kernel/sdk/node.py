@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence, TypeVar
 
 import structlog
+from pydantic import BaseModel, ConfigDict
 
 from kernel.bus.protocol import Message
 
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["Node", "Message", "Episode", "on_input", "service", "RequestTimeout", "RemoteError", "EpisodeAbandoned"]
+__all__ = ["Node", "NodeParams", "Message", "Episode", "on_input", "service", "RequestTimeout", "RemoteError", "EpisodeAbandoned"]
 
 
 class RequestTimeout(TimeoutError):
@@ -60,6 +61,13 @@ class Episode:
     id: str
     index: int
     seed: int
+
+
+class NodeParams(BaseModel):
+    """Base of a node's ``Params`` model. Unknown keys are errors (a misspelt key must not fall back
+    to a default silently); field descriptions are what ``launch describe`` prints."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 def on_input(name: str) -> Callable[[F], F]:
@@ -92,9 +100,19 @@ class Node:
     inputs: ClassVar[Sequence[str]] = ()
     outputs: ClassVar[Sequence[str]] = ()
 
+    Params: ClassVar[type[BaseModel] | None] = None
+    """The node's parameters (a :class:`NodeParams` subclass). ``launch validate`` and ``launch run``
+    check every node's ``params:`` against it before any process starts, and the node gets the
+    parsed instance as ``self.params``. A node without one gets the launch file's mapping unchecked."""
+
     id: str
-    params: dict[str, Any]
+    params: Any
     _rt: NodeRuntime
+
+    @classmethod
+    def parse_params(cls, raw: Mapping[str, Any] | None) -> Any:
+        """The launch file's ``params:`` as this node sees them (raises pydantic's ValidationError)."""
+        return dict(raw or {}) if cls.Params is None else cls.Params.model_validate(dict(raw or {}))
 
     # lifecycle -------------------------------------------------------------------------------
     async def setup(self) -> None:
@@ -153,9 +171,9 @@ class Node:
         exit). Sections of the same name from several nodes are merged by adding their numbers."""
         self._rt.summary_sections[section] = data
 
-    def ports(self, params: dict[str, Any]) -> tuple[Sequence[str], Sequence[str]]:
-        """The node's inputs and outputs, asked once before it registers. Override where they
-        depend on params (a bridge whose topics are set in the launch file)."""
+    def ports(self, params: Any) -> tuple[Sequence[str], Sequence[str]]:
+        """The node's inputs and outputs, asked once before it registers, given the parsed params.
+        Override where they depend on params (a bridge whose topics are set in the launch file)."""
         return self.inputs, self.outputs
 
     async def started(self) -> None:
@@ -163,10 +181,11 @@ class Node:
         await self._rt.wait_started()
 
     @classmethod
-    def preflight(cls, params: dict[str, Any]) -> list[str]:
+    def preflight(cls, params: Any) -> list[str]:
         """Problems that must stop a run before any process starts (a missing API key, say).
 
-        ``launch run`` and ``launch validate`` call this in the launcher, so keep it cheap."""
+        ``launch run`` and ``launch validate`` call this in the launcher with the parsed params
+        (after the ``Params`` model accepted them), so keep it cheap."""
         return []
 
     # context ---------------------------------------------------------------------------------
