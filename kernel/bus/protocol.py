@@ -20,6 +20,8 @@ from typing import Any, Callable, Final, Sequence
 import msgpack
 import numpy as np
 
+from kernel.sdk.errors import FramebusError
+
 PROTOCOL_VERSION: Final = 1
 ARRAY_EXT: Final = 1
 DEFAULT_MAX_MESSAGE_BYTES: Final = 64 * 1024 * 1024
@@ -41,7 +43,7 @@ HEADER_KEYS: Final = ("v", "k", "src", "dst", "topic", "seq", "ts", "tp", "cid",
 _ALLOWED_DTYPE_KINDS: Final = frozenset("biufc")
 
 
-class ProtocolError(ValueError):
+class ProtocolError(FramebusError, ValueError):
     """A frame set that is not a valid framebus message; the receiver drops and counts it."""
 
 

@@ -35,6 +35,7 @@ from kernel.bus.shm import THRESHOLD as SHM_THRESHOLD
 from kernel.bus.shm import ShmPool, ShmReader, shm_dir
 from kernel.bus.sockets import readable, recv_frames, send_frames
 from kernel.sdk.clock import Clock
+from kernel.sdk.errors import FramebusError
 from kernel.sdk.node import EpisodeAbandoned, Node, RemoteError, RequestTimeout
 
 log = structlog.get_logger("framebus.runtime")
@@ -56,7 +57,7 @@ INBOX_RCVHWM = 1000
 NEXT_EPISODE_TIMEOUT_S = 24 * 3600.0
 
 
-class ConfigRejected(RuntimeError):
+class ConfigRejected(FramebusError, RuntimeError):
     """The kernel refused this node (e.g. the launch file wires an input the node does not have)."""
 
 

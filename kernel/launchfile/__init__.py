@@ -43,6 +43,8 @@ from typing import Any, Literal, NamedTuple, Union, get_args, get_origin
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from kernel.sdk.errors import FramebusError
+
 __all__ = [
     "BusSpec",
     "ClockSpec",
@@ -75,7 +77,7 @@ _YAML_SUFFIXES = (".yaml", ".yml")
 # errors
 
 
-class LaunchError(Exception):
+class LaunchError(FramebusError):
     """A problem with a launch file, phrased for the person who wrote it.
 
     The fields are kept separately (not only in the message) so that a CLI or

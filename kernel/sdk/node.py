@@ -28,6 +28,7 @@ import structlog
 from pydantic import BaseModel, ConfigDict
 
 from kernel.bus.protocol import Message
+from kernel.sdk.errors import EpisodeAbandoned, RemoteError, RequestTimeout
 
 if TYPE_CHECKING:
     from kernel.bus.runtime import NodeRuntime
@@ -36,22 +37,6 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = ["Node", "NodeParams", "Message", "Episode", "on_input", "service", "RequestTimeout", "RemoteError", "EpisodeAbandoned"]
-
-
-class RequestTimeout(TimeoutError):
-    """No reply came within the request's timeout."""
-
-
-class RemoteError(RuntimeError):
-    """The service raised, or does not exist; the message says which node and why."""
-
-
-class EpisodeAbandoned(BaseException):
-    """The episode being played went back to the kernel's deck (a node it needed died), so what
-    the environment plays from here on is no result. Raised inside ``run`` by ``clock.actions``
-    and ``publish``; the runtime then calls ``run`` again, which asks for the next episode (the
-    returned one is dealt again once the graph is whole). A BaseException, like CancelledError,
-    so that an ``except Exception`` in an environment's loop does not play on regardless."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from rich.table import Table
 from kernel import launchfile
 from kernel.bus import logs, outlet
 from kernel.launchfile import LaunchError
+from kernel.sdk.errors import FramebusError
 
 console = outlet.console()  # queued and written by a thread: see kernel.bus.outlet
 
@@ -89,7 +90,7 @@ def _load(args: argparse.Namespace, *, check: bool = False) -> launchfile.Launch
     return lf
 
 
-class PreflightFailed(Exception):
+class PreflightFailed(FramebusError):
     """The launch file is valid but cannot run here (e.g. a missing API key)."""
 
 
