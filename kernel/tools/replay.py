@@ -1,13 +1,13 @@
 """``launch replay FILE.mcap``: look at a recorded run again, or play a new agent against it.
 
-Three uses of one recording (kernel/record.py writes it):
+Three uses of one recording (kernel/tools/record.py writes it):
 
 * no option: what the file holds (topics, episodes, how many decisions, whether it is complete);
 * ``--render DIR``: re-render episodes: each recorded frame as a PNG, an animated GIF per episode,
   and a text transcript (observation text, actions, rewards) that works for text-only runs too;
 * ``--agent USES``: drive a new agent with the recorded observations, in recorded order. The
   recorded launch file is run again with the environment swapped for :class:`ReplayEnv` (same node
-  id, so the agents' wiring stays; kernel/replay_env.py), judges dropped, and the agents' ``uses:`` replaced; the new
+  id, so the agents' wiring stays; kernel/tools/replay_env.py), judges dropped, and the agents' ``uses:`` replaced; the new
   actions are compared with the recorded ones (agreement per episode). It is open loop: the world
   does not react to the new actions, so agreement after the first difference is about decisions
   on someone else's trajectory.

@@ -3,9 +3,9 @@
 It reads the run folder (summary.json, episodes.jsonl, steps/*.jsonl, recording*.mcap) and writes
 the page with everything inline (CSS, matplotlib plots and frame thumbnails as base64 PNGs):
 a header, the headline metrics, each benchmark's section as tables with the papers' numbers
-beside ours (kernel/report/tables.py), plots, the episode table, and for each episode a strip of
+beside ours (kernel/tools/report/tables.py), plots, the episode table, and for each episode a strip of
 frames with the agent's actions and reasoning. ``--screenshot`` also renders it in headless
-Chromium (kernel/report/shot.py), which is how a change to the page should be checked.
+Chromium (kernel/tools/report/shot.py), which is how a change to the page should be checked.
 """
 
 from __future__ import annotations

@@ -1,0 +1,25 @@
+"""Every error framebus raises on purpose derives from :class:`FramebusError`, so a script can tell
+"framebus refused or failed this" from a bug in its own code with one ``except``."""
+
+from __future__ import annotations
+
+
+class FramebusError(Exception):
+    """Base of the errors framebus raises on purpose (launch files, requests, the protocol)."""
+
+
+class RequestTimeout(FramebusError, TimeoutError):
+    """No reply came within the request's timeout."""
+
+
+class RemoteError(FramebusError, RuntimeError):
+    """The service raised, or does not exist; the message says which node and why."""
+
+
+class EpisodeAbandoned(BaseException):
+    """The episode being played went back to the kernel's deck (a node it needed died), so what
+    the environment plays from here on is no result. Raised inside ``run`` by ``clock.actions``
+    and ``publish``; the runtime then calls ``run`` again, which asks for the next episode (the
+    returned one is dealt again once the graph is whole). A BaseException, like CancelledError,
+    so that an ``except Exception`` in an environment's loop does not play on regardless; for
+    the same reason it is not a FramebusError."""
