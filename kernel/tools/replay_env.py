@@ -1,6 +1,6 @@
 """The environment of a replay: it plays recorded observations back to live agents.
 
-Its own module so that ``launch`` (kernel/replay.py) starts without the node SDK and numpy.
+Its own module so that ``launch`` (kernel/tools/replay.py) starts without the node SDK and numpy.
 """
 
 from __future__ import annotations
