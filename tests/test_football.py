@@ -178,6 +178,21 @@ def test_shaped_reward_terms_on_hand_made_states():
     assert g.terms["goal"] == 40
 
 
+def test_judge_summary_sets_magebench_scores_beside_ours():
+    from nodes.game.football.scenarios import load_magebench, mini_subset
+    from nodes.judge.football import summary
+
+    mini = mini_subset()
+    other = next(s for s in load_magebench() if s not in mini)
+    section = summary("code", {mini[0]: [3.0, 5.0]})
+    assert section["mean_reward"] == 4.0 and section["paper_set"].startswith("test-mini")
+    assert section["paper"]["idle"] == 2.53 and section["paper"]["random"] == 17.33
+    assert section["paper"]["GPT-4o"] == 21.20 and "Table 1" in section["paper_source"]
+    assert summary("code", {mini[0]: [1.0], other: [2.0]})["paper"]["random"] == 16.64  # the complete set's
+    assert "paper" not in summary("code", {"academy_empty_goal": [1.0]})  # a gfootball level: no published number
+    assert "paper" not in summary("paper", {mini[0]: [1.0]})  # the published numbers are the code's
+
+
 async def _judged_episode(agent: str, scenario: str, seed: int) -> dict:
     """One judged episode of ``scenario`` played by a baseline agent class; its metrics."""
     async with Harness(quiet=True, episodes=1, seed=seed) as h:
@@ -242,3 +257,4 @@ def test_launch_football_random_two_episodes(tmp_path):
     assert football["episodes"] == 2 and set(football["per_scenario"]) == {"R1_P_2", "R1_R_4"}
     assert math.isfinite(football["mean_reward"])
     assert summary["metrics"]["reward"] == pytest.approx(football["mean_reward"])
+    assert football["paper"]["random"] == 17.33  # both scenarios are test-mini ones

@@ -229,3 +229,22 @@ def test_with_recorder_wires_every_declared_output(tmp_path: Path) -> None:
     (tmp_path / "again.yaml").write_text(lf.to_yaml())  # the run folder's launch.yaml runs again as it is
     again = launchfile.load(tmp_path / "again.yaml")
     assert again.node("recorder").inputs == recorder.inputs
+
+
+def test_replay_graph_swaps_the_environment_and_drops_what_reads_the_rest(tmp_path: Path) -> None:
+    from kernel import launchfile
+    from kernel.tools.record import Recording
+    from kernel.tools.replay import replay_graph
+    from kernel.tools.rewrite import REPLAY_ENV_USES
+
+    recorded = with_recorder(launchfile.load(ROOT / "launch" / "hello.yaml"))
+    rec = Recording(tmp_path / "recording.mcap", {"framebus.launch": {"yaml": recorded.to_yaml()}}, [], {}, {}, True)
+    graph = replay_graph(rec, "env/obs", agent_uses="nodes.agent.baseline:RandomAgent", node=None, episode_ids=["ep00001"])
+    assert [n.id for n in graph.nodes] == ["env", "agent"]  # the judge read env/step, the recorder everything
+    env = graph.node("env")
+    assert env.uses == REPLAY_ENV_USES and env.params["episodes"] == ["ep00001"] and list(env.inputs) == ["action"]
+    assert env.clock is not None and env.clock.wait_for == ["agent"] and env.clock.deadline == 5.0
+    assert graph.node("agent").uses == "nodes.agent.baseline:RandomAgent" and graph.node("agent").inputs["obs"].policy == "latest"
+    assert graph.run.episodes == 1 and graph.name == "hello-replay"
+    (tmp_path / "replay.yaml").write_text(graph.to_yaml())
+    assert launchfile.load(tmp_path / "replay.yaml").nodes == graph.nodes  # what drive() writes loads back the same

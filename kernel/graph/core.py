@@ -288,13 +288,10 @@ class Kernel:
             for name in spec.inputs if name not in declared_in
         ]
         outputs = list(body.get("outputs", []))
-        for other in self.lf.nodes:
-            for inp, ispec in other.inputs.items():
-                for src in ispec.sources:
-                    src_node, output = src.split("/", 1)
-                    if src_node == node_id and output not in outputs:
-                        problems.append(f"node {other.id!r} input {inp!r} reads {src!r}, but node {node_id!r} "
-                                        f"declares outputs: {outputs or 'none'}")
+        for src_node, output, dst, inp in self.lf.edges():
+            if src_node == node_id and output not in outputs:
+                problems.append(f"node {dst!r} input {inp!r} reads '{src_node}/{output}', but node {node_id!r} "
+                                f"declares outputs: {outputs or 'none'}")
         if self.keys is not None and body.get("curve") != self.keys.nodes[node_id].public:
             problems.append(f"node {node_id!r} presented CURVE key {body.get('curve')!r}, not the one issued to it")
         if problems:
@@ -313,12 +310,10 @@ class Kernel:
 
     def _welcome(self, spec: NodeSpec) -> dict[str, Any]:
         outputs: dict[str, list[list[Any]]] = {}
-        for other in self.lf.nodes:
-            for inp, ispec in other.inputs.items():
-                for src in ispec.sources:
-                    src_node, output = src.split("/", 1)
-                    if src_node == spec.id:
-                        outputs.setdefault(output, []).append([other.id, inp, ispec.policy, ispec.size])
+        for src_node, output, dst, inp in self.lf.edges():
+            if src_node == spec.id:
+                ispec = self.lf.node(dst).inputs[inp]
+                outputs.setdefault(output, []).append([dst, inp, ispec.policy, ispec.size])
         return {
             "params": spec.params,
             "run": {"seed": self.lf.run.seed, "episodes": self.lf.run.episodes, "name": self.lf.name},

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import io
 import json
 import math
 import time
@@ -36,9 +35,11 @@ from typing import IO, Any
 import numpy as np
 
 from kernel.launchfile import InputSpec, LaunchFile, NodeSpec, RestartSpec
+from kernel.sdk.images import png_array, png_bytes
 from kernel.sdk.node import Message, Node, on_input
+from kernel.tools import rewrite
+from kernel.tools.rewrite import RECORDER_USES
 
-RECORDER_USES = "kernel.tools.record:Recorder"
 FORMAT = "framebus-mcap/1"
 MESSAGE_SCHEMA = "framebus.Message"
 IMAGE_SCHEMA = "foxglove.CompressedImage"
@@ -80,24 +81,6 @@ def is_image(value: Any) -> bool:
     if value.ndim == 3 and value.shape[2] not in (1, 3, 4):
         return False
     return value.ndim in (2, 3) and value.shape[0] >= IMAGE_MIN_SIDE and value.shape[1] >= IMAGE_MIN_SIDE
-
-
-def png_bytes(image: np.ndarray, level: int = 1) -> bytes:
-    """PNG of an image array; level 1 because the recorder must keep up with the bus, and zstd
-    chunks do not shrink PNG further anyway."""
-    from PIL import Image
-
-    pixels = image[:, :, 0] if image.ndim == 3 and image.shape[2] == 1 else image
-    out = io.BytesIO()
-    Image.fromarray(np.ascontiguousarray(pixels)).save(out, format="PNG", compress_level=level)
-    return out.getvalue()
-
-
-def png_array(data: bytes, shape: list[int] | None = None) -> np.ndarray:
-    from PIL import Image
-
-    array = np.asarray(Image.open(io.BytesIO(data)))
-    return array.reshape(shape) if shape is not None else array
 
 
 def _has_pillow() -> bool:
@@ -218,7 +201,7 @@ class RecordingWriter:
         body = to_json(msg.body, images)
         for key, image in images or ():
             channel = self._channel(f"{topic}/{key}", self._image_schema, {"parent": topic, "key": key})
-            data = png_bytes(image, self.png_level)
+            data = png_bytes(image, self.png_level)  # level 1 by default: zstd chunks shrink PNG no further
             record = {"timestamp": {"sec": log_time // 1_000_000_000, "nsec": log_time % 1_000_000_000},
                       "frame_id": key, "data": base64.b64encode(data).decode(), "format": "png"}
             self._writer.add_message(channel, log_time, json.dumps(record).encode(), log_time, seq)
@@ -347,15 +330,10 @@ def with_recorder(lf: LaunchFile, *, node_id: str = "recorder", policy: str = "b
     sources = recordable_outputs(lf)
     if not sources:
         return lf
-    ids = {n.id for n in lf.nodes}
-    unique, n = node_id, 0
-    while unique in ids:
-        n += 1
-        unique = f"{node_id}-{n}"
-    spec = NodeSpec(id=unique, uses=RECORDER_USES, params=dict(params or {}),
+    spec = NodeSpec(id=rewrite.free_id(lf, node_id), uses=RECORDER_USES, params=dict(params or {}),
                     inputs={"bus": InputSpec(sources=sources, policy=policy, size=size)},  # type: ignore[arg-type]
                     restart=RestartSpec(policy="on-failure"))
-    return lf.model_copy(update={"nodes": [*lf.nodes, spec]})
+    return rewrite.add_node(lf, spec)
 
 
 # --------------------------------------------------------------------------------------------

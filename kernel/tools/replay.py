@@ -22,11 +22,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kernel.launchfile import ClockSpec, LaunchError, LaunchFile, NodeSpec
+from kernel.tools import rewrite
+
 if TYPE_CHECKING:  # kernel.tools.record pulls in numpy and the node SDK: only import it when used
     from kernel.tools.record import Recorded, Recording
-
-RECORDER_USES = "kernel.tools.record:Recorder"  # = kernel.tools.record.RECORDER_USES, without importing it
-REPLAY_ENV_USES = "kernel.tools.replay_env:ReplayEnv"
 
 
 # --------------------------------------------------------------------------------------------
@@ -49,11 +49,11 @@ class EpisodeTrace:
     decisions: list[Decision] = field(default_factory=list)
 
 
-def launch_doc(rec: Recording) -> dict[str, Any]:
-    import yaml
-
+def recorded_launch(rec: Recording) -> LaunchFile | None:
+    """The launch file the recording was made with (None if it carries none); LaunchError if it
+    does not load here (a pack it used is not installed, say)."""
     text = rec.launch_yaml
-    return (yaml.safe_load(text) or {}) if text else {}
+    return rewrite.loads(text, f"{rec.path.stem}-launch.yaml") if text.strip() else None
 
 
 def obs_topic(rec: Recording, wanted: str | None = None) -> str:
@@ -71,14 +71,13 @@ def obs_topic(rec: Recording, wanted: str | None = None) -> str:
 
 def agent_topics(rec: Recording, env: str) -> list[str]:
     """The ``node/output`` wired into the environment's ``action`` input (all ``*/action`` topics
-    when the recording carries no launch file)."""
-    for node in launch_doc(rec).get("nodes") or []:
-        if node.get("id") == env:
-            spec = (node.get("inputs") or {}).get("action")
-            if spec is not None:
-                src = spec.get("from") if isinstance(spec, dict) else spec
-                return [src] if isinstance(src, str) else list(src)
-    return [t for t in rec.topics if t.endswith("/action")]
+    when the recording carries no launch file, or one that does not load here)."""
+    try:
+        lf = recorded_launch(rec)
+    except LaunchError:
+        lf = None
+    wired = rewrite.sources_of(lf, env, "action") if lf is not None else []
+    return wired or [t for t in rec.topics if t.endswith("/action")]
 
 
 def episodes(rec: Recording, topic: str) -> dict[str, EpisodeTrace]:
@@ -153,11 +152,11 @@ def render(traces: list[EpisodeTrace], out: Path, *, key: str = "frame", gif_ms:
 
 
 def _gif(frames: list[bytes], path: Path, ms: int) -> Path:
-    import io
-
     from PIL import Image
 
-    images = [Image.open(io.BytesIO(f)).convert("RGB") for f in frames]
+    from kernel.sdk.images import png_array
+
+    images = [Image.fromarray(png_array(f)).convert("RGB") for f in frames]
     images[0].save(path, save_all=True, append_images=images[1:], duration=ms, loop=0)
     return path
 
@@ -166,65 +165,46 @@ def _gif(frames: list[bytes], path: Path, ms: int) -> Path:
 # driving a new agent
 
 
-def replay_doc(rec: Recording, topic: str, *, agent_uses: str | None, node: str | None,
-               episode_ids: list[str]) -> dict[str, Any]:
+def replay_graph(rec: Recording, topic: str, *, agent_uses: str | None, node: str | None,
+                 episode_ids: list[str]) -> LaunchFile:
     """The recorded launch file made into a replay: the environment becomes a :class:`ReplayEnv`,
     the recorder and every node that reads another output of the environment (judges) go, and
     the agents (or ``node``) get ``agent_uses``."""
-    doc = launch_doc(rec)
-    if not doc.get("nodes"):
+    lf = recorded_launch(rec)
+    if lf is None:
         raise SystemExit(f"launch replay: {rec.path} carries no launch file, so there is no agent to start")
     env, _, output = topic.partition("/")
-    agents = [t.split("/", 1)[0] for t in agent_topics(rec, env)]
+    agents = [t.split("/", 1)[0] for t in rewrite.sources_of(lf, env, "action")]
     targets = [node] if node else agents
+    ids = {n.id for n in lf.nodes}
     for target in targets:
-        if target not in {n.get("id") for n in doc["nodes"]}:
+        if target not in ids:
             raise SystemExit(f"launch replay: no node {target!r} in the recorded launch file")
-    dropped: set[str] = set()
-    while True:  # drop whatever reads something gone: judges, then what reads judges
-        gone = {n["id"] for n in doc["nodes"] if n["id"] not in dropped and _drops(n, env, output, dropped)}
-        if not gone:
-            break
-        dropped |= gone
-    nodes = []
-    for n in doc["nodes"]:
-        if n["id"] in dropped:
-            continue
-        if n["id"] == env:
-            clock = n.get("clock") or {}
-            wait_for = [a for a in clock.get("wait_for") or agents if a not in dropped]
-            n = {"id": env, "uses": REPLAY_ENV_USES,
-                 "params": {"recording": str(rec.path.resolve()), "topic": topic, "episodes": episode_ids},
-                 "inputs": {k: v for k, v in (n.get("inputs") or {}).items() if k == "action"},
-                 "clock": {"mode": "lockstep", "wait_for": wait_for, "default_action": None,
-                           **({"deadline": clock["deadline"]} if clock.get("deadline") else {})}}
-        elif n["id"] in targets and agent_uses:
-            kept = n.get("params") if n.get("uses") == agent_uses else None
-            n = {**{k: v for k, v in n.items() if k not in ("uses", "cmd", "params")}, "uses": agent_uses,
-                 **({"params": kept} if kept else {})}
-        nodes.append(n)
-    run = {**(doc.get("run") or {}), "episodes": len(episode_ids), "out": None}
-    return {"name": f"{doc.get('name', 'recording')}-replay",
-            "description": f"replay of {rec.path.name}", "bus": doc.get("bus") or {}, "nodes": nodes, "run": run}
-
-
-def _drops(n: dict[str, Any], env: str, output: str, dropped: set[str]) -> bool:
-    if n.get("uses") == RECORDER_USES or n["id"] in dropped:
-        return True
-    for spec in (n.get("inputs") or {}).values():
-        src = spec.get("from") if isinstance(spec, dict) else spec
-        for s in [src] if isinstance(src, str) else list(src or []):
-            src_node, _, src_output = s.partition("/")
-            if src_node in dropped or (src_node == env and src_output != output):
-                return True
-    return False
+    recorders = {n.id for n in lf.nodes if n.uses == rewrite.RECORDER_USES}
+    dropped = rewrite.readers(lf, recorders, cut=lambda src, out: src == env and out != output)
+    recorded_env = lf.node(env)
+    clock = recorded_env.clock
+    wait_for = [a for a in (clock.wait_for if clock is not None and clock.wait_for else agents) if a not in dropped]
+    replay_env = NodeSpec(
+        id=env, uses=rewrite.REPLAY_ENV_USES,
+        params={"recording": str(rec.path.resolve()), "topic": topic, "episodes": episode_ids},
+        inputs={k: v for k, v in recorded_env.inputs.items() if k == "action"},
+        clock=ClockSpec(mode="lockstep", wait_for=wait_for, default_action=None,
+                        deadline=clock.deadline if clock is not None else None))
+    graph = rewrite.replace_node(rewrite.without(lf, dropped), env, replay_env)
+    if agent_uses:
+        for target in targets:
+            if target not in dropped:
+                kept = graph.node(target).params if graph.node(target).uses == agent_uses else {}
+                graph = rewrite.replace_node(graph, target, uses=agent_uses, cmd=None, params=kept)
+    return graph.model_copy(update={
+        "name": f"{lf.name}-replay", "description": f"replay of {rec.path.name}",
+        "run": lf.run.model_copy(update={"episodes": len(episode_ids), "out": None})})
 
 
 def drive(rec: Recording, topic: str, args: argparse.Namespace, episode_ids: list[str]) -> dict[str, Any]:
     """Run the replay graph; returns the comparison (also in ``RUN/replay.jsonl``)."""
     import asyncio
-
-    import yaml
 
     from kernel import launchfile
     from kernel.bus import logs
@@ -233,9 +213,9 @@ def drive(rec: Recording, topic: str, args: argparse.Namespace, episode_ids: lis
     out = args.out or rec.path.parent / "replays" / f"{datetime.now():%Y%m%d-%H%M%S}-{args.agent.replace(':', '.')}"
     out.mkdir(parents=True, exist_ok=True)
     source = out / "replay-source.yaml"
-    doc = replay_doc(rec, topic, agent_uses=args.agent, node=args.node, episode_ids=episode_ids)
-    source.write_text(yaml.safe_dump(doc, sort_keys=False))
-    lf = launchfile.load(source, sets=args.sets)
+    graph = replay_graph(rec, topic, agent_uses=args.agent, node=args.node, episode_ids=episode_ids)
+    source.write_text(graph.to_yaml())
+    lf = launchfile.load(source, sets=args.sets)  # the --set overrides, checked like any file's
     logs.configure("kernel")
     summary = asyncio.run(runner.run(lf, out))  # its console: kernel.bus.outlet, which cannot stall the run
     lines = (out / "replay.jsonl").read_text().splitlines() if (out / "replay.jsonl").exists() else []

@@ -26,6 +26,8 @@ from typing import Any
 
 from kernel.sdk.node import Message, Node, on_input
 from nodes.game.football.raw_state import State, mirror
+from nodes.game.football.scenarios import load_magebench, mini_subset
+from nodes.judge.football_paper import SCORES, SETS, SOURCE, paper_set
 
 PASS_CODES = frozenset({9, 10, 11})
 SHOT_CODE = 12
@@ -215,7 +217,8 @@ class FootballJudge(Node):
     first seat on the left team, else the first seat; a right-team seat is scored in its own
     frame). Each episode's metrics: ``reward`` and one ``reward_<term>`` per term, ``scenario``,
     ``repeat``, ``frames``, ``decisions``, ``end``; summary.json gets a ``football`` section with
-    the mean reward overall and per scenario."""
+    the mean reward overall and per scenario, and MageBench's published scores beside it
+    (:func:`summary`)."""
 
     inputs = ("step",)
 
@@ -267,9 +270,23 @@ class FootballJudge(Node):
             metrics["stopped"] = info["stopped"]
         self.log.info("scored", episode=eid, scenario=scenario, reward=round(total, 2), end=metrics["end"])
         await self.end_episode(eid, **metrics)
-        everything = [r for rs in self.sums.values() for r in rs]
-        self.summarize("football", {
-            "variant": self.variant, "episodes": len(everything),
-            "mean_reward": sum(everything) / len(everything),
-            "per_scenario": {k: {"episodes": len(v), "mean_reward": sum(v) / len(v)} for k, v in self.sums.items()},
-        })
+        self.summarize("football", summary(self.variant, self.sums))
+
+
+def summary(variant: str, sums: dict[str, list[float]]) -> dict[str, Any]:
+    """The ``football`` section of summary.json: the mean reward overall and per scenario and, when
+    the scenarios played are one of MageBench's sets and the reward is the code's (the one its
+    numbers were computed with), the published scores of that set beside them."""
+    everything = [r for rs in sums.values() for r in rs]
+    out: dict[str, Any] = {
+        "variant": variant, "episodes": len(everything),
+        "mean_reward": sum(everything) / len(everything) if everything else 0.0,
+        "per_scenario": {k: {"episodes": len(v), "mean_reward": sum(v) / len(v)} for k, v in sums.items()},
+    }
+    magebench = load_magebench()
+    published = paper_set(list(sums), set(mini_subset()), set(magebench)) if variant == "code" else None
+    if published is not None:
+        out["paper_set"] = SETS[published]
+        out["paper_source"] = SOURCE
+        out["paper"] = dict(SCORES[published])
+    return out

@@ -7,32 +7,44 @@ the response cache hit on re-runs).
 
 from __future__ import annotations
 
-import base64
 import io
 from typing import Any, Literal
 
 import numpy as np
-from PIL import Image
+
+from kernel.sdk.images import data_url, png_bytes
 
 Format = Literal["png", "jpeg"]
-_MIME = {"png": "image/png", "jpeg": "image/jpeg"}
+PNG_LEVEL = 6  # zlib's default: the bytes every cached request was made with
 
 
 def to_data_url(frame: np.ndarray, fmt: Format = "png", long_edge: int | None = None, quality: int = 90) -> str:
     """An RGB (or grey) uint8 frame as a ``data:`` URL, resized so its longer side is ``long_edge``."""
     if frame.dtype != np.uint8 or frame.ndim not in (2, 3):
         raise ValueError(f"an image must be a uint8 array of HxW or HxWxC, got {frame.dtype} {frame.shape}")
-    image = Image.fromarray(frame)
-    if long_edge and max(image.size) != long_edge:
-        scale = long_edge / max(image.size)
-        image = image.resize((max(1, round(image.width * scale)), max(1, round(image.height * scale))),
-                             Image.Resampling.LANCZOS)
-    buf = io.BytesIO()
+    if long_edge and max(frame.shape[:2]) != long_edge:
+        frame = _resized(frame, long_edge)
     if fmt == "jpeg":
-        image.convert("RGB").save(buf, format="JPEG", quality=quality)
-    else:
-        image.save(buf, format="PNG", optimize=False)
-    return f"data:{_MIME[fmt]};base64,{base64.b64encode(buf.getvalue()).decode()}"
+        return data_url(_jpeg(frame, quality), "image/jpeg")
+    return data_url(png_bytes(frame, PNG_LEVEL))
+
+
+def _resized(frame: np.ndarray, long_edge: int) -> np.ndarray:
+    from PIL import Image
+
+    image = Image.fromarray(frame)
+    scale = long_edge / max(image.size)
+    size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+    return np.asarray(image.resize(size, Image.Resampling.LANCZOS))
+
+
+def _jpeg(frame: np.ndarray, quality: int) -> bytes:
+    """JPEG is lossy and only models take it, so it stays here rather than in the SDK's codec."""
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(frame).convert("RGB").save(buf, format="JPEG", quality=quality)
+    return buf.getvalue()
 
 
 def openai_messages(messages: list[dict[str, Any]], fmt: Format = "png", long_edge: int | None = None,

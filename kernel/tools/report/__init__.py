@@ -11,11 +11,11 @@ Chromium (kernel/tools/report/shot.py), which is how a change to the page should
 from __future__ import annotations
 
 import argparse
-import base64
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from kernel.sdk.images import data_url
 from kernel.tools.report.plots import RESULT_HINTS
 from kernel.tools.report.tables import Table, fmt
 
@@ -24,10 +24,6 @@ RUN_KEYS = {"run_id", "launch_file", "status", "reason", "started_at", "duration
             "metrics", "nodes", "stats", "run_dir"}
 MAX_EPISODE_ROWS = 200
 MAX_EPISODE_COLUMNS = 12
-
-
-def _uri(png: bytes) -> str:
-    return "data:image/png;base64," + base64.b64encode(png).decode()
 
 
 def _facts(summary: dict[str, Any], data: Any) -> list[tuple[str, str]]:
@@ -108,7 +104,7 @@ def build(run_dir: Path, out: Path | None = None, *, max_episodes: int = 12, max
         title=f"{summary.get('run_id', run_dir.name)}",
         summary={"status": summary.get("status", "?"), "reason": summary.get("reason", "")},
         facts=_facts(summary, data), headline=headline, sections=sections,
-        plots=[(alt, _uri(png)) for alt, png in figures if png],
+        plots=[(alt, data_url(png)) for alt, png in figures if png],
         episode_table=episode_table(data.episodes),
         strips=rundata.strips(data, max_episodes=max_episodes, max_steps=max_steps),
         run_tables=run_tables(summary), run_dir=str(run_dir), fmt=fmt,

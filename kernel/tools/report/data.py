@@ -6,13 +6,14 @@ plots, and its strips are built from the step records alone (text, no frames).
 
 from __future__ import annotations
 
-import base64
-import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from kernel.sdk.images import data_url, png_array, png_bytes
 from kernel.tools.record import Recording, read_recording, to_json
 from kernel.tools.replay import Decision, EpisodeTrace, episodes, obs_topic
 
@@ -104,16 +105,15 @@ def traces(data: RunData) -> dict[str, EpisodeTrace]:
 
 
 def thumbnail(png: bytes, px: int = THUMB_PX) -> str:
+    """A recorded frame at most ``px`` on its longer side, as a ``data:`` URL for the page."""
     from PIL import Image
 
-    image = Image.open(io.BytesIO(png)).convert("RGB")
+    image = Image.fromarray(png_array(png)).convert("RGB")
     grow = px // max(image.size)
     if grow > 1:  # a tiny frame (a grid world): enlarge it in whole pixels, so it stays sharp
         image = image.resize((image.width * grow, image.height * grow), Image.Resampling.NEAREST)
     image.thumbnail((px, px), Image.Resampling.LANCZOS)
-    out = io.BytesIO()
-    image.save(out, format="PNG", optimize=True)
-    return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode()
+    return data_url(png_bytes(np.asarray(image), level=9))  # the page inlines many: small beats fast
 
 
 def _pick(n: int, limit: int) -> list[int]:
