@@ -22,7 +22,8 @@ _PUBLIC = {
     "RequestTimeout": "kernel.sdk.errors", "EpisodeAbandoned": "kernel.sdk.errors",
 }
 
-__all__ = sorted(_PUBLIC)
+__all__ = ["Episode", "EpisodeAbandoned", "FramebusError", "Message", "Node", "NodeParams", "RemoteError",
+           "RequestTimeout", "on_input", "service"]
 
 
 def __getattr__(name: str) -> Any:
