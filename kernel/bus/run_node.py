@@ -13,8 +13,8 @@ import os
 import sys
 
 from kernel.bus import logs, outlet
+from kernel.bus.curve import NodeCurve
 from kernel.bus.runtime import NodeRuntime
-from kernel.bus.security import NodeCurve
 from kernel.launchfile import resolve_uses
 from kernel.sdk.node import Node
 

@@ -28,9 +28,9 @@ import zmq
 
 from kernel.bus import outlet, protocol, tracing
 from kernel.bus.badtraffic import BadTraffic, credit_error, release_error, truncated
+from kernel.bus.curve import CurveServer, NodeCurve
 from kernel.bus.inputs import InputQueue
 from kernel.bus.protocol import CREDIT, CTL, DATA, ERR, RELEASE, REP, REQ, TAP, Message
-from kernel.bus.security import CurveServer, NodeCurve
 from kernel.bus.shm import THRESHOLD as SHM_THRESHOLD
 from kernel.bus.shm import ShmPool, ShmReader, shm_dir
 from kernel.bus.sockets import readable, recv_frames, send_frames
@@ -72,7 +72,7 @@ class NodeRuntime:
             node.params = type(node).parse_params(params)
             ins, outs = node.ports(node.params)
             node.inputs, node.outputs = tuple(ins), tuple(outs)  # type: ignore[misc]
-        self.curve = curve  # CurveZMQ keys when the bus is protected (kernel.bus.security)
+        self.curve = curve  # CurveZMQ keys when the bus is protected (kernel.bus.curve)
         self._curve_server: CurveServer | None = None
         self.id = node_id
         self.kernel_endpoint = kernel_endpoint
