@@ -19,7 +19,6 @@ import inspect
 import os
 import threading
 import time
-import traceback
 from collections import Counter
 from typing import Any, Awaitable, Callable
 
@@ -300,7 +299,7 @@ class NodeRuntime:
         try:
             await self.node.setup()
         except Exception:
-            log.error("setup failed", node=self.id, error=traceback.format_exc())
+            log.exception("setup failed", node=self.id)
             return 1
         for name, handler in self.handlers.items():
             if name in self.queues:
@@ -337,10 +336,9 @@ class NodeRuntime:
                         continue  # run() again: it asks for the next episode, which may be the abandoned one
         except asyncio.CancelledError:
             raise
-        except Exception:
-            error = traceback.format_exc()
-            log.error("run failed", node=self.id, error=error)
-            self._send_ctl("done", {"ok": False, "error": error.strip().splitlines()[-1]})
+        except Exception as exc:
+            log.exception("run failed", node=self.id)
+            self._send_ctl("done", {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
             self.exit_code = 1
             self._stop.set()
             return
@@ -359,7 +357,7 @@ class NodeRuntime:
         try:
             await asyncio.wait_for(self.node.teardown(), 2.0)
         except Exception:
-            log.warning("teardown failed", node=self.id, error=traceback.format_exc())
+            log.warning("teardown failed", node=self.id, exc_info=True)
         self._flush_taps()
         self._send_ctl("bye", {"stats": self.stats()})
         for sock in [*self._peers.values(), self._inbox, self._ctl]:
@@ -577,7 +575,11 @@ class NodeRuntime:
             fut.set_result(msg.body)
         else:
             body = msg.body if isinstance(msg.body, dict) else {}
-            fut.set_exception(RemoteError(f"{msg.src}.{msg.topic}: {body.get('error', msg.body)}"))
+            kind = body.get("type")
+            kind = kind if isinstance(kind, str) else None
+            text = body.get("error", msg.body)
+            fut.set_exception(RemoteError(f"{msg.src}.{msg.topic} failed: {kind}: {text}" if kind else
+                                          f"{msg.src}.{msg.topic} failed: {text}", kind))
 
     def _serve(self, msg: Message, reply: Callable[[list[Any]], None]) -> None:
         fn = self.services.get(msg.topic)
@@ -595,7 +597,7 @@ class NodeRuntime:
                 result = fn(msg.body)
             reply(protocol.encode(REP, self.id, msg.topic, result, dst=msg.src, cid=msg.cid, max_bytes=self.max_bytes))
         except Exception as exc:
-            reply(self._error(msg, f"{type(exc).__name__}: {exc}", type(exc).__name__))
+            reply(self._error(msg, str(exc), type(exc).__name__))
         finally:
             _traceparent.reset(token)
 
@@ -606,7 +608,7 @@ class NodeRuntime:
                 result = await fn(msg.body)
             reply(protocol.encode(REP, self.id, msg.topic, result, dst=msg.src, cid=msg.cid, max_bytes=self.max_bytes))
         except Exception as exc:
-            reply(self._error(msg, f"{type(exc).__name__}: {exc}", type(exc).__name__))
+            reply(self._error(msg, str(exc), type(exc).__name__))
 
     def _error(self, msg: Message, error: str, kind: str) -> list[Any]:
         return protocol.encode(ERR, self.id, msg.topic, {"error": error, "type": kind}, dst=msg.src, cid=msg.cid)
@@ -620,7 +622,7 @@ class NodeRuntime:
                 with tracing.span(f"{self.id}.{name}", parent=msg.traceparent):
                     await handler(msg)
             except Exception:
-                log.error("input handler failed", node=self.id, input=name, error=traceback.format_exc())
+                log.exception("input handler failed", node=self.id, input=name)
             finally:
                 _traceparent.reset(token)
                 del msg  # do not hold the last message (and its shared-memory slot) until the next one
