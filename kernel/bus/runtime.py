@@ -17,21 +17,19 @@ import contextvars
 import functools
 import inspect
 import os
-import threading
 import time
-from collections import Counter
 from typing import Any, Awaitable, Callable
 
 import structlog
 import zmq
 
 from kernel.bus import outlet, protocol, tracing
-from kernel.bus.badtraffic import BadTraffic, credit_error, release_error, truncated
+from kernel.bus.badtraffic import BadTraffic, truncated
 from kernel.bus.curve import CurveServer, NodeCurve
 from kernel.bus.inputs import InputQueue
-from kernel.bus.protocol import CREDIT, CTL, DATA, ERR, RELEASE, REP, REQ, TAP, Message
-from kernel.bus.shm import THRESHOLD as SHM_THRESHOLD
-from kernel.bus.shm import ShmPool, ShmReader, shm_dir
+from kernel.bus.links import COPY_THRESHOLD, Links, nbytes_of
+from kernel.bus.protocol import CREDIT, CTL, DATA, ERR, RELEASE, REP, REQ, Message
+from kernel.bus.shm import shm_dir
 from kernel.bus.sockets import readable, recv_frames, send_frames
 from kernel.sdk.clock import Clock
 from kernel.sdk.errors import FramebusError
@@ -40,11 +38,7 @@ from kernel.sdk.node import EpisodeAbandoned, Node, RemoteError, RequestTimeout
 log = structlog.get_logger("framebus.runtime")
 
 _traceparent: contextvars.ContextVar[str | None] = contextvars.ContextVar("framebus_traceparent", default=None)
-_NOBLOCK = int(zmq.NOBLOCK)
 FAST_REPLY_MS = 1
-_COPY_THRESHOLD = 64 * 1024  # below this pyzmq copies faster than it can track zero-copy buffers
-TAP_FLUSH_S = 0.1
-TAP_BATCH = 512
 # Messages read from one socket per turn of the event loop: a flooded inbox must leave turns to the
 # control socket (the watchdog exits after 3 s without a word from the kernel) and to timers.
 DRAIN_BATCH = 256
@@ -91,37 +85,20 @@ class NodeRuntime:
         self.queues: dict[str, InputQueue] = {}
         self._in_routes: dict[tuple[str, str], list[str]] = {}  # (src node, output) -> my inputs
         self._in_sources: dict[str, list[str]] = {}
-        self._out_edges: dict[str, list[tuple[str, str, str, int]]] = {}  # output -> (dst, input, policy, size)
-        self._out_dsts: dict[str, list[str]] = {}
-        self._credits: dict[tuple[str, str], int] = {}
-        self._credit_event = asyncio.Event()
-        self._credit_due: Counter[tuple[str, str]] = Counter()  # (src, my input) -> credits to return
-        self._peers: dict[str, zmq.Socket] = {}
-        self._peer_endpoints: dict[str, str] = {}
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._pending_to: dict[int, tuple[str, str]] = {}  # cid -> (node, service) of requests to peers
         self.playing: str | None = None  # the episode this driver was dealt last
         self._cid = 0
-        self._seq = 0
-        self._taps: list[list[Any]] = []
-        self.sent: Counter[str] = Counter()
-        self.send_dropped: Counter[str] = Counter()  # "output->dst" that could not be sent
         self.bad = BadTraffic(log, "dropped a bad message", node=node_id)
         self.decode_errors = self.bad.counts  # per source, bounded (kernel.bus.badtraffic)
-        self._peer_ids: dict[bytes, str] = {}  # routing identity -> node id, of the peers the kernel announced
+        self.links = Links(node_id, self.ctx, curve=curve, shm_dir=None if tcp_host else shm_dir(), bad=self.bad,
+                           get_loop=self._get_loop)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._run_task: asyncio.Task[Any] | None = None
         self._welcome: asyncio.Future[dict[str, Any]] | None = None
         self._started = asyncio.Event()
         self._stop = asyncio.Event()
         self._last_kernel = time.monotonic()
-        self.exit_code = 0
-        self._peer_shm: dict[str, bool] = {}
-        self._shm_dir = None if tcp_host else shm_dir()
-        self._shm_pool: ShmPool | None = None
-        self._shm_reader: ShmReader | None = None
-        self._released: dict[str, list[int]] = {}
-        self._main_thread = threading.get_ident()
         self.exit_code = 0
         self.clock = Clock(None, self.queue, self.sources)
         self.summary_sections: dict[str, dict[str, Any]] = {}  # merged into summary.json by the kernel
@@ -148,74 +125,34 @@ class NodeRuntime:
         return list(self._in_sources.get(input, []))
 
     async def publish(self, output: str, body: Any, *, step: int | None = None) -> None:
-        if output not in self._out_edges:
+        if output not in self.links.out_edges:
             if output not in self.node.outputs:
                 raise ValueError(f"node {self.id!r} has no output {output!r}; declared outputs: {list(self.node.outputs)}")
             return  # declared but not wired: nothing listens
         if self.clock.abandoned is not None:
             self._check_abandoned()
-        edges = self._out_edges[output]
-        for dst, inp, policy, _ in edges:
-            if policy == "block":
-                key = (dst, inp)
-                while self._credits.get(key, 0) <= 0:
-                    self._credit_event.clear()
-                    await self._credit_event.wait()
-                    if self.clock.abandoned is not None:
-                        self._check_abandoned()
-                self._credits[key] -= 1
-        self._seq += 1
-        dsts = self._out_dsts[output]
-        refs: list[dict[str, Any]] = []
-        place = None
-        if self._shm_pool is not None and all(self._peer_shm.get(d) for d in dsts):
-            pool = self._shm_pool
+        await self.links.take_credits(output, self._check_abandoned)
+        self.links.send(output, body, step=step, max_bytes=self.max_bytes, traceparent=current_traceparent())
 
-            def place(array: Any) -> dict[str, Any] | None:
-                ref = pool.place(array)
-                if ref is not None:
-                    refs.append(ref)
-                return ref
-
-        frames = protocol.encode(DATA, self.id, output, body, seq=self._seq, traceparent=current_traceparent(),
-                                 step=step, max_bytes=self.max_bytes, place=place, place_min_bytes=SHM_THRESHOLD)
-        nbytes = _nbytes(frames)
-        copy = nbytes < _COPY_THRESHOLD
-        delivered: set[str] = set()
-        for dst in dsts:
-            sock = self._peers.get(dst)
-            try:
-                if sock is None:
-                    raise zmq.Again()
-                send_frames(sock, frames, copy, _NOBLOCK)
-            except zmq.Again:
-                self.send_dropped[f"{output}->{dst}"] += 1
-                for edst, inp, policy, _ in edges:
-                    if edst == dst and policy == "block":
-                        self._credits[(dst, inp)] += 1  # nothing was delivered, so nothing will be credited back
-                continue
-            delivered.add(dst)
-            self._tap(DATA, dst, output, self._seq, nbytes)
-        for ref in refs:
-            self._shm_pool.hold(ref, delivered)  # type: ignore[union-attr]
-        self.sent[output] += 1
+    def readers(self, output: str) -> list[str]:
+        return list(self.links.out_dsts.get(output, ()))
 
     async def request(self, node: str, svc: str, body: Any, *, timeout: float = 10.0) -> Any:
         self._cid += 1
         cid = self._cid
         frames = protocol.encode(REQ, self.id, svc, body, dst=node, cid=cid, traceparent=current_traceparent(),
                                  max_bytes=self.max_bytes)
-        sock = self._ctl if node == "kernel" else self._peers.get(node)
+        sock = self._ctl if node == "kernel" else self.links.peers.get(node)
         if sock is None:
             raise RemoteError(f"node {self.id!r} cannot reach node {node!r}: it is not in this graph "
-                              f"(known: {sorted(self._peers)})")
+                              f"(known: {sorted(self.links.peers)})")
         loop = self._get_loop()
         fut = loop.create_future()
         self._pending[cid] = fut
-        nbytes = _nbytes(frames)
-        send_frames(sock, frames, nbytes < _COPY_THRESHOLD)
+        nbytes = nbytes_of(frames)
+        send_frames(sock, frames, nbytes < COPY_THRESHOLD)
         if node != "kernel":
-            self._tap(REQ, node, svc, cid, nbytes)
+            self.links.tap(REQ, node, svc, cid, nbytes, current_traceparent())
         if len(self._pending) == 1 and sock is not self._ctl:
             # A lone request (the usual sequential caller): wait for its reply right here, for at
             # most FAST_REPLY_MS, like a blocking pyzmq client would. A local service usually answers
@@ -251,7 +188,7 @@ class NodeRuntime:
     def _check_abandoned(self) -> None:
         """Only the driver's own loop stops playing an abandoned episode; its services and input
         handlers go on as before."""
-        if self._run_task is not None and asyncio.current_task() is self._run_task:
+        if self.clock.abandoned is not None and self._run_task is not None and asyncio.current_task() is self._run_task:
             raise EpisodeAbandoned(self.clock.abandoned)
 
     def _abandon(self, body: dict[str, Any]) -> None:
@@ -262,7 +199,7 @@ class NodeRuntime:
         log.warning("abandoning the episode; it is dealt again", node=self.id, episode=eid, reason=reason)
         self.playing = None
         self.clock.abandon(reason)
-        self._credit_event.set()  # a publish waiting for credits gives up too
+        self.links.credit_event.set()  # a publish waiting for credits gives up too
 
     async def wait_started(self) -> None:
         """Until this node processed ``start`` (and so every ``peers`` update sent before it)."""
@@ -279,12 +216,13 @@ class NodeRuntime:
         if self.curve is not None:
             self.curve.connect_kernel(self._ctl)
         self._ctl.connect(self.kernel_endpoint)
+        self.links.ctl = self._ctl
         self._watch(self._ctl, self._on_ctl, "kernel")
         self._welcome = self.loop.create_future()
         self._send_ctl("hello", {
             "pid": os.getpid(), "inbox": self.inbox_endpoint, "inputs": list(self.node.inputs),
             "outputs": list(self.node.outputs), "services": sorted(self.services), "driver": self.is_driver,
-            "shm": self._shm_dir is not None, **({"curve": self.curve.keys.public} if self.curve else {}),
+            "shm": self.links.shm_dir is not None, **({"curve": self.curve.keys.public} if self.curve else {}),
         })
         watchdog = self._spawn(self._watchdog())
         try:
@@ -305,7 +243,7 @@ class NodeRuntime:
             if name in self.queues:
                 self._spawn(self._consume(name, handler))
         self._spawn(self._heartbeat())
-        self._spawn(self._tap_flusher())
+        self._spawn(self.links.tap_flusher())
         self.state = "ready"
         self._send_ctl("ready", {})
         await self._wait_started_or_stopped()
@@ -358,16 +296,15 @@ class NodeRuntime:
             await asyncio.wait_for(self.node.teardown(), 2.0)
         except Exception:
             log.warning("teardown failed", node=self.id, exc_info=True)
-        self._flush_taps()
+        self.links.flush_taps()
         self._send_ctl("bye", {"stats": self.stats()})
-        for sock in [*self._peers.values(), self._inbox, self._ctl]:
+        for sock in [*self.links.peers.values(), self._inbox, self._ctl]:
             with contextlib.suppress(Exception):  # the loop may outlive us (in-process nodes in tests):
                 self._get_loop().remove_reader(sock.getsockopt(zmq.FD))  # its fd number will be reused
             sock.close(linger=200)
         if self._curve_server is not None:
             self._curve_server.stop()
-        if self._shm_pool is not None:
-            self._shm_pool.close()
+        self.links.close()
         self.bad.flush()
 
     def _configure(self, w: dict[str, Any]) -> None:
@@ -382,23 +319,15 @@ class NodeRuntime:
             size = spec["size"] * (len(sources) if spec["policy"] == "block" else 1)
             q = InputQueue(name, spec["policy"], size)
             if spec["policy"] == "block":
-                q.on_take = functools.partial(self._return_credit, name)
+                q.on_take = functools.partial(self.links.return_credit, name)
             self.queues[name] = q
             self._in_sources[name] = sorted({s.split("/", 1)[0] for s in sources})
             for src in sources:
                 node, output = src.split("/", 1)
                 self._in_routes.setdefault((node, output), []).append(name)
-        for output, edges in (w.get("outputs") or {}).items():
-            self._out_edges[output] = [tuple(e) for e in edges]  # type: ignore[misc]
-            self._out_dsts[output] = sorted({e[0] for e in edges})
-            for dst, inp, policy, size in edges:
-                if policy == "block":
-                    self._credits[(dst, inp)] = size
         self.clock = Clock(w.get("clock"), self.queue, self.sources)
-        if self._shm_dir is not None:
-            run_tag = os.path.basename(os.environ.get("FRAMEBUS_IPC_DIR", "fb-local"))
-            self._shm_pool = ShmPool(f"{run_tag}-{self.id}-{os.getpid()}", self._shm_dir)
-            self._shm_reader = ShmReader(self._shm_dir, self._lease_released)
+        run_tag = os.path.basename(os.environ.get("FRAMEBUS_IPC_DIR", "fb-local"))
+        self.links.configure(w.get("outputs") or {}, f"{run_tag}-{self.id}-{os.getpid()}")
         tracing.configure(w.get("trace"), self.id, w.get("run_dir"))
         self._update_peers(w.get("peers") or {})
 
@@ -420,35 +349,8 @@ class NodeRuntime:
         self._watch(self._inbox, self._on_inbox, None)
 
     def _update_peers(self, peers: dict[str, Any]) -> None:
-        for node, info in peers.items():
-            endpoint, incarnation, *rest = info
-            self._peer_shm[node] = bool(rest and rest[0].get("shm")) and self._shm_dir is not None
-            if node == self.id or self._peer_endpoints.get(node) == endpoint:
-                continue
-            self._peer_ids[node.encode()] = node
-            if self._shm_pool is not None:
-                self._shm_pool.release_holder(node)  # a restarted receiver holds none of our slots
-            old = self._peers.pop(node, None)
-            if old is not None:
-                self._get_loop().remove_reader(old.getsockopt(zmq.FD))
-                old.close(linger=0)
-                self._fail_requests_to(node)
-            sock = self.ctx.socket(zmq.DEALER)
-            sock.setsockopt(zmq.IDENTITY, self.id.encode())
-            sock.setsockopt(zmq.LINGER, 0)
-            sock.setsockopt(zmq.SNDHWM, 10000)
-            if self.curve is not None:
-                self.curve.connect_peer(sock, node, rest[0] if rest else {})
-            sock.connect(endpoint)
-            self._peers[node] = sock
-            self._peer_endpoints[node] = endpoint
-            self._watch(sock, self._on_peer_reply, node)
-            if old is not None:  # a restarted peer has fresh, empty queues
-                for (dst, inp), _ in list(self._credits.items()):
-                    if dst == node:
-                        self._credits[(dst, inp)] = next(e[3] for es in self._out_edges.values() for e in es
-                                                         if e[0] == dst and e[1] == inp)
-                self._credit_event.set()
+        for node in self.links.update(peers, lambda sock, peer: self._watch(sock, self._on_peer_reply, peer)):
+            self._fail_requests_to(node)
 
     def _fail_requests_to(self, node: str) -> None:
         """A restarted node will never answer what its previous process was asked: say so now,
@@ -496,12 +398,13 @@ class NodeRuntime:
 
     def _drain_all(self) -> None:
         """What already arrived before stopping, bounded: a socket that stays flooded is left."""
-        for sock in [self._inbox, *self._peers.values()]:
+        for sock in [self._inbox, *self.links.peers.values()]:
             self._drain(sock, *sock.__dict__["_fb_drain"], batch=100 * DRAIN_BATCH)
 
     def _decode(self, frames: list[Any], source: str) -> Message | None:
         try:
-            return protocol.decode(frames, self.max_bytes, self._shm_reader.attach if self._shm_reader else None)
+            reader = self.links.shm_reader
+            return protocol.decode(frames, self.max_bytes, reader.attach if reader else None)
         except protocol.ProtocolError as exc:
             self.bad.note(source, str(exc))
             return None
@@ -513,7 +416,7 @@ class NodeRuntime:
         if msg is None:
             return
         kind = msg.kind
-        if kind != REQ and self._peer_ids.get(identity) != msg.src:
+        if kind != REQ and self.links.peer_ids.get(identity) != msg.src:
             # Peers connect with IDENTITY = their node id (_update_peers); only they send data,
             # credits and releases. Requests may come from anyone, but under their own name.
             self._refuse_sender(identity, msg)
@@ -532,34 +435,22 @@ class NodeRuntime:
                 return
             self._serve(msg, lambda out: self._reply(self._inbox, identity, out))
         elif kind == CREDIT:
-            error = credit_error(msg.body, msg.src, self._credits)
-            if error is not None:
-                self.bad.note(msg.src, error)
-                return
-            key = (msg.src, msg.body["input"])
-            self._credits[key] += msg.body["n"]
-            self._credit_event.set()
+            self.links.on_credit(msg)
         elif kind == RELEASE:
-            pool = self._shm_pool
-            error = release_error(msg.body, pool.slot_count if pool is not None else None)
-            if error is not None:
-                self.bad.note(msg.src, error)
-                return
-            for slot in msg.body["slots"]:
-                pool.release(slot, msg.src)  # type: ignore[union-attr]
+            self.links.on_release(msg)
         else:
             self.bad.note(msg.src, f"a {truncated(kind)!r} message on the inbox, which takes data, req, credit and rel")
 
     def _refuse_sender(self, identity: bytes, msg: Message) -> None:
         name = identity.decode(errors="replace")
-        known = "" if msg.kind == REQ or msg.src in self._peer_ids.values() else \
+        known = "" if msg.kind == REQ or msg.src in self.links.peer_ids.values() else \
             ", which is no peer the kernel announced"
         self.bad.note(f"{name} (as {msg.src})" if name != msg.src else name,
                       f"{msg.kind} {truncated(msg.topic)} claims src {truncated(msg.src)!r}{known}, but came from "
                       f"a connection whose ZeroMQ identity is {truncated(name)!r}")
 
     def _reply(self, sock: zmq.Socket, identity: bytes, frames: list[Any]) -> None:
-        send_frames(sock, [identity, *frames], _nbytes(frames) < _COPY_THRESHOLD)
+        send_frames(sock, [identity, *frames], nbytes_of(frames) < COPY_THRESHOLD)
         self._kick(sock)
 
     def _on_peer_reply(self, frames: list[zmq.Frame], peer: str | None) -> None:
@@ -626,37 +517,6 @@ class NodeRuntime:
             finally:
                 _traceparent.reset(token)
                 del msg  # do not hold the last message (and its shared-memory slot) until the next one
-
-    def _return_credit(self, name: str, msg: Message) -> None:
-        if not self._credit_due:
-            self._get_loop().call_soon(self._flush_credits)
-        self._credit_due[(msg.src, name)] += 1
-
-    def _flush_credits(self) -> None:
-        due, self._credit_due = self._credit_due, Counter()
-        for (src, name), n in due.items():
-            sock = self._peers.get(src)
-            if sock is not None:
-                send_frames(sock, protocol.encode(CREDIT, self.id, "credit", {"input": name, "n": n}, dst=src))
-
-    def _lease_released(self, src: str, slot: int) -> None:
-        """The last view of a shared-memory array died: tell its sender (batched per loop turn)."""
-        try:
-            if threading.get_ident() == self._main_thread:
-                if not self._released:
-                    self._get_loop().call_soon(self._flush_released)
-                self._released.setdefault(src, []).append(slot)
-            else:
-                self._get_loop().call_soon_threadsafe(self._lease_released, src, slot)
-        except RuntimeError:
-            pass  # the loop is closed: the process is exiting and its sender frees everything
-
-    def _flush_released(self) -> None:
-        released, self._released = self._released, {}
-        for src, slots in released.items():
-            sock = self._peers.get(src)
-            if sock is not None and not sock.closed:
-                send_frames(sock, protocol.encode(RELEASE, self.id, "release", {"slots": slots}, dst=src))
 
     # kernel control ---------------------------------------------------------------------------
     def _on_ctl(self, frames: list[zmq.Frame], _: str | None) -> None:
@@ -727,34 +587,15 @@ class NodeRuntime:
                 finally:
                     os._exit(75)
 
-    def _tap(self, kind: str, dst: str, topic: str, seq: int, nbytes: int) -> None:
-        self._taps.append([kind, dst, topic, seq, time.time(), nbytes, current_traceparent()])
-        if len(self._taps) >= TAP_BATCH:
-            self._flush_taps()
-
-    def _flush_taps(self) -> None:
-        if self._taps:
-            taps, self._taps = self._taps, []
-            self._send_ctl_tap(taps)
-
-    def _send_ctl_tap(self, taps: list[list[Any]]) -> None:
-        if not self._ctl.closed:
-            send_frames(self._ctl, protocol.encode(TAP, self.id, "tap", taps, dst="kernel"))
-
-    async def _tap_flusher(self) -> None:
-        while True:
-            await asyncio.sleep(TAP_FLUSH_S)
-            self._flush_taps()
-
     def stats(self) -> dict[str, Any]:
         return {
             "inputs": {name: q.stats() for name, q in self.queues.items()},
             "queued": {name: len(q) for name, q in self.queues.items()},
-            "sent": dict(self.sent),
-            "send_dropped": dict(self.send_dropped),
+            "sent": dict(self.links.sent),
+            "send_dropped": dict(self.links.send_dropped),
             "decode_errors": dict(self.decode_errors),
             "clock": self.clock.stats(),
-            "shm": self._shm_pool.stats() if self._shm_pool is not None else None,
+            "shm": self.links.shm_pool.stats() if self.links.shm_pool is not None else None,
             "summary": self.summary_sections,
         }
 
@@ -784,9 +625,3 @@ def _poll_in(sock: zmq.Socket, timeout_ms: int) -> bool:
 def _expire(fut: asyncio.Future[Any], message: str) -> None:
     if not fut.done():
         fut.set_exception(RequestTimeout(message))
-
-
-def _nbytes(frames: list[Any]) -> int:
-    if len(frames) == 2:  # header and body only: both bytes
-        return len(frames[0]) + len(frames[1])
-    return sum(f.nbytes if hasattr(f, "nbytes") else len(f) for f in frames)
