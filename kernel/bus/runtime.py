@@ -1,19 +1,18 @@
-"""The node runtime: one per node process, owning its sockets, queues, lifecycle and heartbeats.
+"""The node runtime: one per node process, owning its lifecycle, its inbox, its input queues and
+its line to the kernel (hello, welcome, commands, heartbeats).
 
 Data travels peer to peer (measured faster than through a broker: see bench/bus.py): each node
 binds an inbox ROUTER, and keeps a DEALER to the inbox of every node it sends to. The kernel is
 told about every message anyway: each node batches the headers of what it sent into ``tap``
-messages on its control socket, so the kernel can count, trace and record all traffic.
-
-Sockets are plain (sync) pyzmq sockets driven from the asyncio loop with ``add_reader``: this
-avoids the futures zmq.asyncio creates per receive, which dominate latency for small messages.
+messages on its control socket, so the kernel can count, trace and record all traffic. The peer
+side is kernel.bus.links, requests and services kernel.bus.calls, the socket reading
+kernel.bus.reading; this module wires them to the node.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import functools
 import inspect
 import os
@@ -25,23 +24,20 @@ import zmq
 
 from kernel.bus import outlet, protocol, tracing
 from kernel.bus.badtraffic import BadTraffic, truncated
+from kernel.bus.calls import Calls, current_traceparent, traceparent_var
 from kernel.bus.curve import CurveServer, NodeCurve
 from kernel.bus.inputs import InputQueue
 from kernel.bus.links import COPY_THRESHOLD, Links, nbytes_of
 from kernel.bus.protocol import CREDIT, CTL, DATA, ERR, RELEASE, REP, REQ, Message
+from kernel.bus.reading import SocketReader
 from kernel.bus.shm import shm_dir
-from kernel.bus.sockets import readable, recv_frames, send_frames
+from kernel.bus.sockets import send_frames
 from kernel.sdk.clock import Clock
 from kernel.sdk.errors import FramebusError
-from kernel.sdk.node import EpisodeAbandoned, Node, RemoteError, RequestTimeout
+from kernel.sdk.node import EpisodeAbandoned, Node
 
 log = structlog.get_logger("framebus.runtime")
 
-_traceparent: contextvars.ContextVar[str | None] = contextvars.ContextVar("framebus_traceparent", default=None)
-FAST_REPLY_MS = 1
-# Messages read from one socket per turn of the event loop: a flooded inbox must leave turns to the
-# control socket (the watchdog exits after 3 s without a word from the kernel) and to timers.
-DRAIN_BATCH = 256
 # Messages queued per connection to an inbox. A sender past it keeps the rest in its own queue
 # (SNDHWM 10000), so a flood costs the flooder's memory; here it is at most this many messages.
 INBOX_RCVHWM = 1000
@@ -85,12 +81,10 @@ class NodeRuntime:
         self.queues: dict[str, InputQueue] = {}
         self._in_routes: dict[tuple[str, str], list[str]] = {}  # (src node, output) -> my inputs
         self._in_sources: dict[str, list[str]] = {}
-        self._pending: dict[int, asyncio.Future[Any]] = {}
-        self._pending_to: dict[int, tuple[str, str]] = {}  # cid -> (node, service) of requests to peers
         self.playing: str | None = None  # the episode this driver was dealt last
-        self._cid = 0
         self.bad = BadTraffic(log, "dropped a bad message", node=node_id)
         self.decode_errors = self.bad.counts  # per source, bounded (kernel.bus.badtraffic)
+        self.reader = SocketReader(self.bad, self._get_loop)
         self.links = Links(node_id, self.ctx, curve=curve, shm_dir=None if tcp_host else shm_dir(), bad=self.bad,
                            get_loop=self._get_loop)
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -101,6 +95,14 @@ class NodeRuntime:
         self._last_kernel = time.monotonic()
         self.exit_code = 0
         self.clock = Clock(None, self.queue, self.sources)
+        # The kernel's commands (kernel.graph.core sends them); the clock is looked up at call time,
+        # since the welcome replaces it.
+        self._ctl_commands: dict[str, Callable[[dict[str, Any]], None]] = {
+            "welcome": self._welcomed, "reject": self._rejected, "peers": self._update_peers,
+            "start": lambda _: self._started.set(), "stop": lambda _: self._stop.set(),
+            "pause": lambda _: self.clock.pause(), "resume": lambda _: self.clock.resume(),
+            "step": lambda body: self.clock.step(int(body.get("n", 1))), "abandon": self._abandon,
+        }
         self.summary_sections: dict[str, dict[str, Any]] = {}  # merged into summary.json by the kernel
         self.services: dict[str, Callable[..., Any]] = {}
         self.handlers: dict[str, Callable[[Message], Awaitable[None]]] = {}
@@ -109,7 +111,8 @@ class NodeRuntime:
                 self.services[member.__framebus_service__] = getattr(node, name)
             if hasattr(member, "__framebus_input__"):
                 self.handlers[member.__framebus_input__] = getattr(node, name)
-        self._async_services = {name: inspect.iscoroutinefunction(fn) for name, fn in self.services.items()}
+        self.calls = Calls(node_id, self.services, links=self.links, reader=self.reader, decode=self._decode,
+                           max_bytes=lambda: self.max_bytes, spawn=self._spawn, get_loop=self._get_loop)
         self.is_driver = callable(getattr(type(node), "run", None))
 
     # public to Node ---------------------------------------------------------------------------
@@ -138,46 +141,7 @@ class NodeRuntime:
         return list(self.links.out_dsts.get(output, ()))
 
     async def request(self, node: str, svc: str, body: Any, *, timeout: float = 10.0) -> Any:
-        self._cid += 1
-        cid = self._cid
-        frames = protocol.encode(REQ, self.id, svc, body, dst=node, cid=cid, traceparent=current_traceparent(),
-                                 max_bytes=self.max_bytes)
-        sock = self._ctl if node == "kernel" else self.links.peers.get(node)
-        if sock is None:
-            raise RemoteError(f"node {self.id!r} cannot reach node {node!r}: it is not in this graph "
-                              f"(known: {sorted(self.links.peers)})")
-        loop = self._get_loop()
-        fut = loop.create_future()
-        self._pending[cid] = fut
-        nbytes = nbytes_of(frames)
-        send_frames(sock, frames, nbytes < COPY_THRESHOLD)
-        if node != "kernel":
-            self.links.tap(REQ, node, svc, cid, nbytes, current_traceparent())
-        if len(self._pending) == 1 and sock is not self._ctl:
-            # A lone request (the usual sequential caller): wait for its reply right here, for at
-            # most FAST_REPLY_MS, like a blocking pyzmq client would. A local service usually answers
-            # within that window, and the reply then skips the event loop's wake-up and task switch.
-            # Concurrent requests never block the loop like this.
-            if _poll_in(sock, FAST_REPLY_MS):
-                self._on_peer_reply(recv_frames(sock, 2), node)
-                # Anything else that arrived is read on the loop's next turn, off this reply's path.
-                loop.call_soon(self._drain, sock, *sock.__dict__["_fb_drain"])
-            if fut.done():
-                self._pending.pop(cid, None)
-                return fut.result()
-        self._kick(sock)
-        if node != "kernel":
-            self._pending_to[cid] = (node, svc)  # failed at once if that node restarts (_update_peers)
-        # A timer instead of asyncio.wait_for: wait_for wraps the future in a task, which costs more
-        # than the whole round trip of a small request.
-        timer = loop.call_later(timeout, _expire, fut, f"request {node}.{svc} from {self.id} got no reply "
-                                f"within {timeout} s")
-        try:
-            return await fut
-        finally:
-            timer.cancel()
-            self._pending.pop(cid, None)
-            self._pending_to.pop(cid, None)
+        return await self.calls.request(node, svc, body, timeout=timeout)
 
     async def next_episode(self) -> dict[str, Any] | None:
         reply = await self.request("kernel", "episode.next", {}, timeout=NEXT_EPISODE_TIMEOUT_S)
@@ -216,8 +180,8 @@ class NodeRuntime:
         if self.curve is not None:
             self.curve.connect_kernel(self._ctl)
         self._ctl.connect(self.kernel_endpoint)
-        self.links.ctl = self._ctl
-        self._watch(self._ctl, self._on_ctl, "kernel")
+        self.links.ctl = self.calls.ctl = self._ctl
+        self.reader.watch(self._ctl, self._on_ctl, "kernel")
         self._welcome = self.loop.create_future()
         self._send_ctl("hello", {
             "pid": os.getpid(), "inbox": self.inbox_endpoint, "inputs": list(self.node.inputs),
@@ -346,60 +310,14 @@ class NodeRuntime:
             directory = self.inbox_dir or os.environ.get("FRAMEBUS_IPC_DIR", "/tmp")
             self._inbox.bind(f"ipc://{directory}/{self.id}-{os.getpid()}.sock")
         self.inbox_endpoint = self._inbox.getsockopt_string(zmq.LAST_ENDPOINT)
-        self._watch(self._inbox, self._on_inbox, None)
+        self.reader.watch(self._inbox, self._on_inbox, None)
 
     def _update_peers(self, peers: dict[str, Any]) -> None:
-        for node in self.links.update(peers, lambda sock, peer: self._watch(sock, self._on_peer_reply, peer)):
-            self._fail_requests_to(node)
-
-    def _fail_requests_to(self, node: str) -> None:
-        """A restarted node will never answer what its previous process was asked: say so now,
-        instead of after each request's timeout (an agent would otherwise sit out its model's
-        restart, up to its full timeout, and miss the steps of the replayed episode too)."""
-        for cid, (dst, svc) in list(self._pending_to.items()):
-            fut = self._pending.get(cid)
-            if dst == node and fut is not None and not fut.done():
-                fut.set_exception(RemoteError(f"{node}.{svc}: node {node!r} restarted before it answered "
-                                              f"(request from {self.id}); ask again"))
-
-    def _watch(self, sock: zmq.Socket, handler: Callable[[list[Any], str | None], None], peer: str | None) -> None:
-        loop = self._get_loop()
-        copied = 3 if sock.type == zmq.ROUTER else 2  # routing id, header, body
-        loop.add_reader(sock.getsockopt(zmq.FD), self._drain, sock, handler, peer, copied)
-        loop.call_soon(self._drain, sock, handler, peer, copied)
-        sock.__dict__["_fb_drain"] = (handler, peer, copied)
-
-    def _drain(self, sock: zmq.Socket, handler: Callable[[list[Any], str | None], None], peer: str | None,
-               copied: int, batch: int = DRAIN_BATCH) -> bool:
-        """Read at most ``batch`` messages; True if that emptied the socket.
-
-        The zmq FD is edge-triggered: stopping with messages left means no new edge may come, so
-        the drain reschedules itself for the loop's next turn."""
-        for _ in range(batch):
-            if sock.closed or not readable(sock):
-                return True
-            try:
-                frames = recv_frames(sock, copied)
-            except zmq.Again:
-                return True
-            try:
-                handler(frames, peer)
-            except Exception as exc:
-                self.bad.note(peer or "inbox", f"handler crashed: {type(exc).__name__}: {exc}", exc_info=True)
-        if sock.closed or not readable(sock):
-            return True
-        self._get_loop().call_soon(self._drain, sock, handler, peer, copied)
-        return False
-
-    def _kick(self, sock: zmq.Socket) -> None:
-        """A send can consume the FD's edge: re-check for input that arrived meanwhile."""
-        if readable(sock):
-            self._get_loop().call_soon(self._drain, sock, *sock.__dict__["_fb_drain"])
+        for node in self.links.update(peers, lambda sock, peer: self.reader.watch(sock, self.calls.on_peer_reply, peer)):
+            self.calls.fail_requests_to(node)
 
     def _drain_all(self) -> None:
-        """What already arrived before stopping, bounded: a socket that stays flooded is left."""
-        for sock in [self._inbox, *self.links.peers.values()]:
-            self._drain(sock, *sock.__dict__["_fb_drain"], batch=100 * DRAIN_BATCH)
+        self.reader.drain_now([self._inbox, *self.links.peers.values()])
 
     def _decode(self, frames: list[Any], source: str) -> Message | None:
         try:
@@ -433,7 +351,7 @@ class NodeRuntime:
             if identity != msg.src.encode():
                 self._refuse_sender(identity, msg)
                 return
-            self._serve(msg, lambda out: self._reply(self._inbox, identity, out))
+            self.calls.serve(msg, lambda out: self._reply(self._inbox, identity, out))
         elif kind == CREDIT:
             self.links.on_credit(msg)
         elif kind == RELEASE:
@@ -451,71 +369,20 @@ class NodeRuntime:
 
     def _reply(self, sock: zmq.Socket, identity: bytes, frames: list[Any]) -> None:
         send_frames(sock, [identity, *frames], nbytes_of(frames) < COPY_THRESHOLD)
-        self._kick(sock)
-
-    def _on_peer_reply(self, frames: list[zmq.Frame], peer: str | None) -> None:
-        msg = self._decode(frames, peer or "?")
-        if msg is not None:
-            self._resolve(msg)
-
-    def _resolve(self, msg: Message) -> None:
-        fut = self._pending.get(msg.cid) if msg.cid is not None else None
-        if fut is None or fut.done():
-            return  # a late reply to a request that already timed out
-        if msg.kind == REP:
-            fut.set_result(msg.body)
-        else:
-            body = msg.body if isinstance(msg.body, dict) else {}
-            kind = body.get("type")
-            kind = kind if isinstance(kind, str) else None
-            text = body.get("error", msg.body)
-            fut.set_exception(RemoteError(f"{msg.src}.{msg.topic} failed: {kind}: {text}" if kind else
-                                          f"{msg.src}.{msg.topic} failed: {text}", kind))
-
-    def _serve(self, msg: Message, reply: Callable[[list[Any]], None]) -> None:
-        fn = self.services.get(msg.topic)
-        is_async = self._async_services.get(msg.topic, False)
-        if fn is None:
-            reply(self._error(msg, f"node {self.id!r} has no service {msg.topic!r}; it offers {sorted(self.services)}",
-                              "UnknownService"))
-            return
-        token = _traceparent.set(msg.traceparent)
-        try:
-            if is_async:
-                self._spawn(self._serve_async(fn, msg, reply))
-                return
-            with tracing.span(f"{self.id}.{msg.topic}", parent=msg.traceparent):
-                result = fn(msg.body)
-            reply(protocol.encode(REP, self.id, msg.topic, result, dst=msg.src, cid=msg.cid, max_bytes=self.max_bytes))
-        except Exception as exc:
-            reply(self._error(msg, str(exc), type(exc).__name__))
-        finally:
-            _traceparent.reset(token)
-
-    async def _serve_async(self, fn: Callable[..., Awaitable[Any]], msg: Message,
-                           reply: Callable[[list[Any]], None]) -> None:
-        try:
-            with tracing.span(f"{self.id}.{msg.topic}", parent=msg.traceparent):
-                result = await fn(msg.body)
-            reply(protocol.encode(REP, self.id, msg.topic, result, dst=msg.src, cid=msg.cid, max_bytes=self.max_bytes))
-        except Exception as exc:
-            reply(self._error(msg, str(exc), type(exc).__name__))
-
-    def _error(self, msg: Message, error: str, kind: str) -> list[Any]:
-        return protocol.encode(ERR, self.id, msg.topic, {"error": error, "type": kind}, dst=msg.src, cid=msg.cid)
+        self.reader.kick(sock)
 
     async def _consume(self, name: str, handler: Callable[[Message], Awaitable[None]]) -> None:
         queue = self.queues[name]
         while True:
             msg = await queue.get()
-            token = _traceparent.set(msg.traceparent)
+            token = traceparent_var.set(msg.traceparent)
             try:
                 with tracing.span(f"{self.id}.{name}", parent=msg.traceparent):
                     await handler(msg)
             except Exception:
                 log.exception("input handler failed", node=self.id, input=name)
             finally:
-                _traceparent.reset(token)
+                traceparent_var.reset(token)
                 del msg  # do not hold the last message (and its shared-memory slot) until the next one
 
     # kernel control ---------------------------------------------------------------------------
@@ -525,36 +392,28 @@ class NodeRuntime:
         if msg is None:
             return
         if msg.kind in (REP, ERR):
-            self._resolve(msg)
+            self.calls.resolve(msg)
             return
         if msg.kind == REQ:
-            self._serve(msg, lambda out: (send_frames(self._ctl, out), self._kick(self._ctl)))
+            self.calls.serve(msg, lambda out: (send_frames(self._ctl, out), self.reader.kick(self._ctl)))
             return
-        cmd, body = msg.topic, msg.body or {}
-        if cmd == "welcome" and self._welcome is not None and not self._welcome.done():
+        handler = self._ctl_commands.get(msg.topic)
+        if handler is not None:  # an unknown command is from a newer kernel: ignored
+            handler(msg.body or {})
+
+    def _welcomed(self, body: dict[str, Any]) -> None:
+        if self._welcome is not None and not self._welcome.done():
             self._welcome.set_result(body)
-        elif cmd == "reject" and self._welcome is not None and not self._welcome.done():
+
+    def _rejected(self, body: dict[str, Any]) -> None:
+        if self._welcome is not None and not self._welcome.done():
             self._welcome.set_exception(ConfigRejected(body.get("error", "rejected by the kernel")))
-        elif cmd == "peers":
-            self._update_peers(body)
-        elif cmd == "start":
-            self._started.set()
-        elif cmd == "stop":
-            self._stop.set()
-        elif cmd == "pause":
-            self.clock.pause()
-        elif cmd == "resume":
-            self.clock.resume()
-        elif cmd == "step":
-            self.clock.step(int(body.get("n", 1)))
-        elif cmd == "abandon":
-            self._abandon(body)
 
     def _send_ctl(self, cmd: str, body: Any) -> None:
         if self._ctl.closed:
             return
         send_frames(self._ctl, protocol.encode(CTL, self.id, cmd, body, dst="kernel"))
-        self._kick(self._ctl)
+        self.reader.kick(self._ctl)
 
     async def _heartbeat(self) -> None:
         while True:
@@ -610,18 +469,3 @@ class NodeRuntime:
         if self.loop is None:
             self.loop = asyncio.get_running_loop()
         return self.loop
-
-
-def current_traceparent() -> str | None:
-    """The traceparent outgoing messages carry: the active span's, else the incoming message's."""
-    return tracing.current_traceparent() or _traceparent.get()
-
-
-def _poll_in(sock: zmq.Socket, timeout_ms: int) -> bool:
-    # Measured: spinning here instead steals the core the service needs on a 2-core machine (2x worse).
-    return bool(zmq.zmq_poll([(sock, zmq.POLLIN)], timeout_ms))
-
-
-def _expire(fut: asyncio.Future[Any], message: str) -> None:
-    if not fut.done():
-        fut.set_exception(RequestTimeout(message))
