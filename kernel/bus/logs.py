@@ -53,8 +53,11 @@ def configure(name: str, log_dir: str | Path | None = None, *, colors: bool | No
     ]
     if log_dir:
         processors.append(JsonLinesTee(Path(log_dir) / f"{name}.jsonl"))
+    # Plain Python tracebacks on the console: the supervisor prefixes every line of a node's stderr,
+    # which a boxed rich traceback does not survive, and they cost no rendering time in a crash loop.
     processors += [_drop_timestamp, structlog.dev.ConsoleRenderer(
-        colors=sys.stderr.isatty() if colors is None else colors, pad_event=12)]
+        colors=sys.stderr.isatty() if colors is None else colors, pad_event=12,
+        exception_formatter=structlog.dev.plain_traceback)]
     structlog.configure(
         processors=processors,
         logger_factory=structlog.WriteLoggerFactory(file=outlet.stderr()),
