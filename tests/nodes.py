@@ -65,6 +65,20 @@ class Services(Node):
         return list(body["a"].shape)
 
 
+class Faulty(Node):
+    """A service and an input handler that raise: what a caller and the node's log get from it."""
+
+    inputs = ("in",)
+
+    @service("lookup")
+    def lookup(self, body: dict) -> object:
+        return {}[body["key"]]
+
+    @on_input("in")
+    async def take(self, msg: Message) -> None:
+        raise ZeroDivisionError(f"handler fails on purpose at {msg.body['i']}")
+
+
 class CrashOnStart(Node):
     """Crashes in setup for its first ``crashes`` incarnations (counted in a file), then serves."""
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kernel import launchfile
-from kernel.launchfile import LaunchError, LaunchFile, load, resolve_path, resolve_uses
+from kernel.launchfile import LaunchError, LaunchFile, load, resolve_path
 from kernel.tools.graphview import render_mermaid, render_text
 
 DATA = Path(__file__).parent / "data" / "launch"
@@ -526,14 +526,6 @@ def test_uses_unknown_registered_name(tmp_path: Path) -> None:
     err = fails(path)
     assert err.line == 3 and err.suggestion == "hello.agent"
     assert err.allowed is not None and {"hello.env", "hello.agent", "hello.judge"} <= set(err.allowed)
-
-
-def test_resolve_uses() -> None:
-    assert resolve_uses("json:JSONDecoder") == "json:JSONDecoder"
-    assert resolve_uses("hello.env") == "nodes.game.hello:CountdownEnv"
-    with pytest.raises(LaunchError) as info:
-        resolve_uses("hello.envv")
-    assert info.value.suggestion == "hello.env"
 
 
 # --------------------------------------------------------------------------

@@ -7,24 +7,14 @@ and the rest (params, wiring, peers) from the kernel's welcome, so a node's comm
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import os
 import sys
 
 from kernel.bus import logs, outlet
+from kernel.bus.curve import NodeCurve
 from kernel.bus.runtime import NodeRuntime
-from kernel.bus.security import NodeCurve
-from kernel.launchfile import resolve_uses
-from kernel.sdk.node import Node
-
-
-def load_node_class(uses: str) -> type[Node]:
-    module_name, _, attr = resolve_uses(uses).partition(":")
-    cls = getattr(importlib.import_module(module_name), attr)
-    if not (isinstance(cls, type) and issubclass(cls, Node)):
-        raise TypeError(f"{uses} is not a framebus Node class")
-    return cls
+from kernel.sdk.registry import load_node_class
 
 
 def main() -> int:

@@ -1,54 +1,43 @@
-"""The node runtime: one per node process, owning its sockets, queues, lifecycle and heartbeats.
+"""The node runtime: one per node process, owning its lifecycle, its inbox, its input queues and
+its line to the kernel (hello, welcome, commands, heartbeats).
 
 Data travels peer to peer (measured faster than through a broker: see bench/bus.py): each node
 binds an inbox ROUTER, and keeps a DEALER to the inbox of every node it sends to. The kernel is
 told about every message anyway: each node batches the headers of what it sent into ``tap``
-messages on its control socket, so the kernel can count, trace and record all traffic.
-
-Sockets are plain (sync) pyzmq sockets driven from the asyncio loop with ``add_reader``: this
-avoids the futures zmq.asyncio creates per receive, which dominate latency for small messages.
+messages on its control socket, so the kernel can count, trace and record all traffic. The peer
+side is kernel.bus.links, requests and services kernel.bus.calls, the socket reading
+kernel.bus.reading; this module wires them to the node.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import functools
 import inspect
 import os
-import threading
 import time
-import traceback
-from collections import Counter
 from typing import Any, Awaitable, Callable
 
 import structlog
 import zmq
 
 from kernel.bus import outlet, protocol, tracing
-from kernel.bus.badtraffic import BadTraffic, credit_error, release_error, truncated
+from kernel.bus.badtraffic import BadTraffic, truncated
+from kernel.bus.calls import Calls, current_traceparent, traceparent_var
+from kernel.bus.curve import CurveServer, NodeCurve
 from kernel.bus.inputs import InputQueue
-from kernel.bus.protocol import CREDIT, CTL, DATA, ERR, RELEASE, REP, REQ, TAP, Message
-from kernel.bus.security import CurveServer, NodeCurve
-from kernel.bus.shm import THRESHOLD as SHM_THRESHOLD
-from kernel.bus.shm import ShmPool, ShmReader, shm_dir
-from kernel.bus.sockets import readable, recv_frames, send_frames
+from kernel.bus.links import COPY_THRESHOLD, Links, nbytes_of
+from kernel.bus.protocol import CREDIT, CTL, DATA, ERR, RELEASE, REP, REQ, Message
+from kernel.bus.reading import SocketReader
+from kernel.bus.shm import shm_dir
+from kernel.bus.sockets import send_frames
 from kernel.sdk.clock import Clock
 from kernel.sdk.errors import FramebusError
-from kernel.sdk.node import EpisodeAbandoned, Node, RemoteError, RequestTimeout
+from kernel.sdk.node import EpisodeAbandoned, Node
 
 log = structlog.get_logger("framebus.runtime")
 
-_traceparent: contextvars.ContextVar[str | None] = contextvars.ContextVar("framebus_traceparent", default=None)
-_NOBLOCK = int(zmq.NOBLOCK)
-FAST_REPLY_MS = 1
-_COPY_THRESHOLD = 64 * 1024  # below this pyzmq copies faster than it can track zero-copy buffers
-TAP_FLUSH_S = 0.1
-TAP_BATCH = 512
-# Messages read from one socket per turn of the event loop: a flooded inbox must leave turns to the
-# control socket (the watchdog exits after 3 s without a word from the kernel) and to timers.
-DRAIN_BATCH = 256
 # Messages queued per connection to an inbox. A sender past it keeps the rest in its own queue
 # (SNDHWM 10000), so a flood costs the flooder's memory; here it is at most this many messages.
 INBOX_RCVHWM = 1000
@@ -72,7 +61,7 @@ class NodeRuntime:
             node.params = type(node).parse_params(params)
             ins, outs = node.ports(node.params)
             node.inputs, node.outputs = tuple(ins), tuple(outs)  # type: ignore[misc]
-        self.curve = curve  # CurveZMQ keys when the bus is protected (kernel.bus.security)
+        self.curve = curve  # CurveZMQ keys when the bus is protected (kernel.bus.curve)
         self._curve_server: CurveServer | None = None
         self.id = node_id
         self.kernel_endpoint = kernel_endpoint
@@ -92,24 +81,12 @@ class NodeRuntime:
         self.queues: dict[str, InputQueue] = {}
         self._in_routes: dict[tuple[str, str], list[str]] = {}  # (src node, output) -> my inputs
         self._in_sources: dict[str, list[str]] = {}
-        self._out_edges: dict[str, list[tuple[str, str, str, int]]] = {}  # output -> (dst, input, policy, size)
-        self._out_dsts: dict[str, list[str]] = {}
-        self._credits: dict[tuple[str, str], int] = {}
-        self._credit_event = asyncio.Event()
-        self._credit_due: Counter[tuple[str, str]] = Counter()  # (src, my input) -> credits to return
-        self._peers: dict[str, zmq.Socket] = {}
-        self._peer_endpoints: dict[str, str] = {}
-        self._pending: dict[int, asyncio.Future[Any]] = {}
-        self._pending_to: dict[int, tuple[str, str]] = {}  # cid -> (node, service) of requests to peers
         self.playing: str | None = None  # the episode this driver was dealt last
-        self._cid = 0
-        self._seq = 0
-        self._taps: list[list[Any]] = []
-        self.sent: Counter[str] = Counter()
-        self.send_dropped: Counter[str] = Counter()  # "output->dst" that could not be sent
         self.bad = BadTraffic(log, "dropped a bad message", node=node_id)
         self.decode_errors = self.bad.counts  # per source, bounded (kernel.bus.badtraffic)
-        self._peer_ids: dict[bytes, str] = {}  # routing identity -> node id, of the peers the kernel announced
+        self.reader = SocketReader(self.bad, self._get_loop)
+        self.links = Links(node_id, self.ctx, curve=curve, shm_dir=None if tcp_host else shm_dir(), bad=self.bad,
+                           get_loop=self._get_loop)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._run_task: asyncio.Task[Any] | None = None
         self._welcome: asyncio.Future[dict[str, Any]] | None = None
@@ -117,14 +94,15 @@ class NodeRuntime:
         self._stop = asyncio.Event()
         self._last_kernel = time.monotonic()
         self.exit_code = 0
-        self._peer_shm: dict[str, bool] = {}
-        self._shm_dir = None if tcp_host else shm_dir()
-        self._shm_pool: ShmPool | None = None
-        self._shm_reader: ShmReader | None = None
-        self._released: dict[str, list[int]] = {}
-        self._main_thread = threading.get_ident()
-        self.exit_code = 0
         self.clock = Clock(None, self.queue, self.sources)
+        # The kernel's commands (kernel.graph.core sends them); the clock is looked up at call time,
+        # since the welcome replaces it.
+        self._ctl_commands: dict[str, Callable[[dict[str, Any]], None]] = {
+            "welcome": self._welcomed, "reject": self._rejected, "peers": self._update_peers,
+            "start": lambda _: self._started.set(), "stop": lambda _: self._stop.set(),
+            "pause": lambda _: self.clock.pause(), "resume": lambda _: self.clock.resume(),
+            "step": lambda body: self.clock.step(int(body.get("n", 1))), "abandon": self._abandon,
+        }
         self.summary_sections: dict[str, dict[str, Any]] = {}  # merged into summary.json by the kernel
         self.services: dict[str, Callable[..., Any]] = {}
         self.handlers: dict[str, Callable[[Message], Awaitable[None]]] = {}
@@ -133,7 +111,8 @@ class NodeRuntime:
                 self.services[member.__framebus_service__] = getattr(node, name)
             if hasattr(member, "__framebus_input__"):
                 self.handlers[member.__framebus_input__] = getattr(node, name)
-        self._async_services = {name: inspect.iscoroutinefunction(fn) for name, fn in self.services.items()}
+        self.calls = Calls(node_id, self.services, links=self.links, reader=self.reader, decode=self._decode,
+                           max_bytes=lambda: self.max_bytes, spawn=self._spawn, get_loop=self._get_loop)
         self.is_driver = callable(getattr(type(node), "run", None))
 
     # public to Node ---------------------------------------------------------------------------
@@ -149,99 +128,20 @@ class NodeRuntime:
         return list(self._in_sources.get(input, []))
 
     async def publish(self, output: str, body: Any, *, step: int | None = None) -> None:
-        if output not in self._out_edges:
+        if output not in self.links.out_edges:
             if output not in self.node.outputs:
                 raise ValueError(f"node {self.id!r} has no output {output!r}; declared outputs: {list(self.node.outputs)}")
             return  # declared but not wired: nothing listens
         if self.clock.abandoned is not None:
             self._check_abandoned()
-        edges = self._out_edges[output]
-        for dst, inp, policy, _ in edges:
-            if policy == "block":
-                key = (dst, inp)
-                while self._credits.get(key, 0) <= 0:
-                    self._credit_event.clear()
-                    await self._credit_event.wait()
-                    if self.clock.abandoned is not None:
-                        self._check_abandoned()
-                self._credits[key] -= 1
-        self._seq += 1
-        dsts = self._out_dsts[output]
-        refs: list[dict[str, Any]] = []
-        place = None
-        if self._shm_pool is not None and all(self._peer_shm.get(d) for d in dsts):
-            pool = self._shm_pool
+        await self.links.take_credits(output, self._check_abandoned)
+        self.links.send(output, body, step=step, max_bytes=self.max_bytes, traceparent=current_traceparent())
 
-            def place(array: Any) -> dict[str, Any] | None:
-                ref = pool.place(array)
-                if ref is not None:
-                    refs.append(ref)
-                return ref
-
-        frames = protocol.encode(DATA, self.id, output, body, seq=self._seq, traceparent=current_traceparent(),
-                                 step=step, max_bytes=self.max_bytes, place=place, place_min_bytes=SHM_THRESHOLD)
-        nbytes = _nbytes(frames)
-        copy = nbytes < _COPY_THRESHOLD
-        delivered: set[str] = set()
-        for dst in dsts:
-            sock = self._peers.get(dst)
-            try:
-                if sock is None:
-                    raise zmq.Again()
-                send_frames(sock, frames, copy, _NOBLOCK)
-            except zmq.Again:
-                self.send_dropped[f"{output}->{dst}"] += 1
-                for edst, inp, policy, _ in edges:
-                    if edst == dst and policy == "block":
-                        self._credits[(dst, inp)] += 1  # nothing was delivered, so nothing will be credited back
-                continue
-            delivered.add(dst)
-            self._tap(DATA, dst, output, self._seq, nbytes)
-        for ref in refs:
-            self._shm_pool.hold(ref, delivered)  # type: ignore[union-attr]
-        self.sent[output] += 1
+    def readers(self, output: str) -> list[str]:
+        return list(self.links.out_dsts.get(output, ()))
 
     async def request(self, node: str, svc: str, body: Any, *, timeout: float = 10.0) -> Any:
-        self._cid += 1
-        cid = self._cid
-        frames = protocol.encode(REQ, self.id, svc, body, dst=node, cid=cid, traceparent=current_traceparent(),
-                                 max_bytes=self.max_bytes)
-        sock = self._ctl if node == "kernel" else self._peers.get(node)
-        if sock is None:
-            raise RemoteError(f"node {self.id!r} cannot reach node {node!r}: it is not in this graph "
-                              f"(known: {sorted(self._peers)})")
-        loop = self._get_loop()
-        fut = loop.create_future()
-        self._pending[cid] = fut
-        nbytes = _nbytes(frames)
-        send_frames(sock, frames, nbytes < _COPY_THRESHOLD)
-        if node != "kernel":
-            self._tap(REQ, node, svc, cid, nbytes)
-        if len(self._pending) == 1 and sock is not self._ctl:
-            # A lone request (the usual sequential caller): wait for its reply right here, for at
-            # most FAST_REPLY_MS, like a blocking pyzmq client would. A local service usually answers
-            # within that window, and the reply then skips the event loop's wake-up and task switch.
-            # Concurrent requests never block the loop like this.
-            if _poll_in(sock, FAST_REPLY_MS):
-                self._on_peer_reply(recv_frames(sock, 2), node)
-                # Anything else that arrived is read on the loop's next turn, off this reply's path.
-                loop.call_soon(self._drain, sock, *sock.__dict__["_fb_drain"])
-            if fut.done():
-                self._pending.pop(cid, None)
-                return fut.result()
-        self._kick(sock)
-        if node != "kernel":
-            self._pending_to[cid] = (node, svc)  # failed at once if that node restarts (_update_peers)
-        # A timer instead of asyncio.wait_for: wait_for wraps the future in a task, which costs more
-        # than the whole round trip of a small request.
-        timer = loop.call_later(timeout, _expire, fut, f"request {node}.{svc} from {self.id} got no reply "
-                                f"within {timeout} s")
-        try:
-            return await fut
-        finally:
-            timer.cancel()
-            self._pending.pop(cid, None)
-            self._pending_to.pop(cid, None)
+        return await self.calls.request(node, svc, body, timeout=timeout)
 
     async def next_episode(self) -> dict[str, Any] | None:
         reply = await self.request("kernel", "episode.next", {}, timeout=NEXT_EPISODE_TIMEOUT_S)
@@ -252,7 +152,7 @@ class NodeRuntime:
     def _check_abandoned(self) -> None:
         """Only the driver's own loop stops playing an abandoned episode; its services and input
         handlers go on as before."""
-        if self._run_task is not None and asyncio.current_task() is self._run_task:
+        if self.clock.abandoned is not None and self._run_task is not None and asyncio.current_task() is self._run_task:
             raise EpisodeAbandoned(self.clock.abandoned)
 
     def _abandon(self, body: dict[str, Any]) -> None:
@@ -263,7 +163,7 @@ class NodeRuntime:
         log.warning("abandoning the episode; it is dealt again", node=self.id, episode=eid, reason=reason)
         self.playing = None
         self.clock.abandon(reason)
-        self._credit_event.set()  # a publish waiting for credits gives up too
+        self.links.credit_event.set()  # a publish waiting for credits gives up too
 
     async def wait_started(self) -> None:
         """Until this node processed ``start`` (and so every ``peers`` update sent before it)."""
@@ -280,12 +180,13 @@ class NodeRuntime:
         if self.curve is not None:
             self.curve.connect_kernel(self._ctl)
         self._ctl.connect(self.kernel_endpoint)
-        self._watch(self._ctl, self._on_ctl, "kernel")
+        self.links.ctl = self.calls.ctl = self._ctl
+        self.reader.watch(self._ctl, self._on_ctl, "kernel")
         self._welcome = self.loop.create_future()
         self._send_ctl("hello", {
             "pid": os.getpid(), "inbox": self.inbox_endpoint, "inputs": list(self.node.inputs),
             "outputs": list(self.node.outputs), "services": sorted(self.services), "driver": self.is_driver,
-            "shm": self._shm_dir is not None, **({"curve": self.curve.keys.public} if self.curve else {}),
+            "shm": self.links.shm_dir is not None, **({"curve": self.curve.keys.public} if self.curve else {}),
         })
         watchdog = self._spawn(self._watchdog())
         try:
@@ -300,13 +201,13 @@ class NodeRuntime:
         try:
             await self.node.setup()
         except Exception:
-            log.error("setup failed", node=self.id, error=traceback.format_exc())
+            log.exception("setup failed", node=self.id)
             return 1
         for name, handler in self.handlers.items():
             if name in self.queues:
                 self._spawn(self._consume(name, handler))
         self._spawn(self._heartbeat())
-        self._spawn(self._tap_flusher())
+        self._spawn(self.links.tap_flusher())
         self.state = "ready"
         self._send_ctl("ready", {})
         await self._wait_started_or_stopped()
@@ -337,10 +238,9 @@ class NodeRuntime:
                         continue  # run() again: it asks for the next episode, which may be the abandoned one
         except asyncio.CancelledError:
             raise
-        except Exception:
-            error = traceback.format_exc()
-            log.error("run failed", node=self.id, error=error)
-            self._send_ctl("done", {"ok": False, "error": error.strip().splitlines()[-1]})
+        except Exception as exc:
+            log.exception("run failed", node=self.id)
+            self._send_ctl("done", {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
             self.exit_code = 1
             self._stop.set()
             return
@@ -359,17 +259,16 @@ class NodeRuntime:
         try:
             await asyncio.wait_for(self.node.teardown(), 2.0)
         except Exception:
-            log.warning("teardown failed", node=self.id, error=traceback.format_exc())
-        self._flush_taps()
+            log.warning("teardown failed", node=self.id, exc_info=True)
+        self.links.flush_taps()
         self._send_ctl("bye", {"stats": self.stats()})
-        for sock in [*self._peers.values(), self._inbox, self._ctl]:
+        for sock in [*self.links.peers.values(), self._inbox, self._ctl]:
             with contextlib.suppress(Exception):  # the loop may outlive us (in-process nodes in tests):
                 self._get_loop().remove_reader(sock.getsockopt(zmq.FD))  # its fd number will be reused
             sock.close(linger=200)
         if self._curve_server is not None:
             self._curve_server.stop()
-        if self._shm_pool is not None:
-            self._shm_pool.close()
+        self.links.close()
         self.bad.flush()
 
     def _configure(self, w: dict[str, Any]) -> None:
@@ -384,23 +283,15 @@ class NodeRuntime:
             size = spec["size"] * (len(sources) if spec["policy"] == "block" else 1)
             q = InputQueue(name, spec["policy"], size)
             if spec["policy"] == "block":
-                q.on_take = functools.partial(self._return_credit, name)
+                q.on_take = functools.partial(self.links.return_credit, name)
             self.queues[name] = q
             self._in_sources[name] = sorted({s.split("/", 1)[0] for s in sources})
             for src in sources:
                 node, output = src.split("/", 1)
                 self._in_routes.setdefault((node, output), []).append(name)
-        for output, edges in (w.get("outputs") or {}).items():
-            self._out_edges[output] = [tuple(e) for e in edges]  # type: ignore[misc]
-            self._out_dsts[output] = sorted({e[0] for e in edges})
-            for dst, inp, policy, size in edges:
-                if policy == "block":
-                    self._credits[(dst, inp)] = size
         self.clock = Clock(w.get("clock"), self.queue, self.sources)
-        if self._shm_dir is not None:
-            run_tag = os.path.basename(os.environ.get("FRAMEBUS_IPC_DIR", "fb-local"))
-            self._shm_pool = ShmPool(f"{run_tag}-{self.id}-{os.getpid()}", self._shm_dir)
-            self._shm_reader = ShmReader(self._shm_dir, self._lease_released)
+        run_tag = os.path.basename(os.environ.get("FRAMEBUS_IPC_DIR", "fb-local"))
+        self.links.configure(w.get("outputs") or {}, f"{run_tag}-{self.id}-{os.getpid()}")
         tracing.configure(w.get("trace"), self.id, w.get("run_dir"))
         self._update_peers(w.get("peers") or {})
 
@@ -419,91 +310,19 @@ class NodeRuntime:
             directory = self.inbox_dir or os.environ.get("FRAMEBUS_IPC_DIR", "/tmp")
             self._inbox.bind(f"ipc://{directory}/{self.id}-{os.getpid()}.sock")
         self.inbox_endpoint = self._inbox.getsockopt_string(zmq.LAST_ENDPOINT)
-        self._watch(self._inbox, self._on_inbox, None)
+        self.reader.watch(self._inbox, self._on_inbox, None)
 
     def _update_peers(self, peers: dict[str, Any]) -> None:
-        for node, info in peers.items():
-            endpoint, incarnation, *rest = info
-            self._peer_shm[node] = bool(rest and rest[0].get("shm")) and self._shm_dir is not None
-            if node == self.id or self._peer_endpoints.get(node) == endpoint:
-                continue
-            self._peer_ids[node.encode()] = node
-            if self._shm_pool is not None:
-                self._shm_pool.release_holder(node)  # a restarted receiver holds none of our slots
-            old = self._peers.pop(node, None)
-            if old is not None:
-                self._get_loop().remove_reader(old.getsockopt(zmq.FD))
-                old.close(linger=0)
-                self._fail_requests_to(node)
-            sock = self.ctx.socket(zmq.DEALER)
-            sock.setsockopt(zmq.IDENTITY, self.id.encode())
-            sock.setsockopt(zmq.LINGER, 0)
-            sock.setsockopt(zmq.SNDHWM, 10000)
-            if self.curve is not None:
-                self.curve.connect_peer(sock, node, rest[0] if rest else {})
-            sock.connect(endpoint)
-            self._peers[node] = sock
-            self._peer_endpoints[node] = endpoint
-            self._watch(sock, self._on_peer_reply, node)
-            if old is not None:  # a restarted peer has fresh, empty queues
-                for (dst, inp), _ in list(self._credits.items()):
-                    if dst == node:
-                        self._credits[(dst, inp)] = next(e[3] for es in self._out_edges.values() for e in es
-                                                         if e[0] == dst and e[1] == inp)
-                self._credit_event.set()
-
-    def _fail_requests_to(self, node: str) -> None:
-        """A restarted node will never answer what its previous process was asked: say so now,
-        instead of after each request's timeout (an agent would otherwise sit out its model's
-        restart, up to its full timeout, and miss the steps of the replayed episode too)."""
-        for cid, (dst, svc) in list(self._pending_to.items()):
-            fut = self._pending.get(cid)
-            if dst == node and fut is not None and not fut.done():
-                fut.set_exception(RemoteError(f"{node}.{svc}: node {node!r} restarted before it answered "
-                                              f"(request from {self.id}); ask again"))
-
-    def _watch(self, sock: zmq.Socket, handler: Callable[[list[Any], str | None], None], peer: str | None) -> None:
-        loop = self._get_loop()
-        copied = 3 if sock.type == zmq.ROUTER else 2  # routing id, header, body
-        loop.add_reader(sock.getsockopt(zmq.FD), self._drain, sock, handler, peer, copied)
-        loop.call_soon(self._drain, sock, handler, peer, copied)
-        sock.__dict__["_fb_drain"] = (handler, peer, copied)
-
-    def _drain(self, sock: zmq.Socket, handler: Callable[[list[Any], str | None], None], peer: str | None,
-               copied: int, batch: int = DRAIN_BATCH) -> bool:
-        """Read at most ``batch`` messages; True if that emptied the socket.
-
-        The zmq FD is edge-triggered: stopping with messages left means no new edge may come, so
-        the drain reschedules itself for the loop's next turn."""
-        for _ in range(batch):
-            if sock.closed or not readable(sock):
-                return True
-            try:
-                frames = recv_frames(sock, copied)
-            except zmq.Again:
-                return True
-            try:
-                handler(frames, peer)
-            except Exception as exc:
-                self.bad.note(peer or "inbox", f"handler crashed: {type(exc).__name__}: {exc}", exc_info=True)
-        if sock.closed or not readable(sock):
-            return True
-        self._get_loop().call_soon(self._drain, sock, handler, peer, copied)
-        return False
-
-    def _kick(self, sock: zmq.Socket) -> None:
-        """A send can consume the FD's edge: re-check for input that arrived meanwhile."""
-        if readable(sock):
-            self._get_loop().call_soon(self._drain, sock, *sock.__dict__["_fb_drain"])
+        for node in self.links.update(peers, lambda sock, peer: self.reader.watch(sock, self.calls.on_peer_reply, peer)):
+            self.calls.fail_requests_to(node)
 
     def _drain_all(self) -> None:
-        """What already arrived before stopping, bounded: a socket that stays flooded is left."""
-        for sock in [self._inbox, *self._peers.values()]:
-            self._drain(sock, *sock.__dict__["_fb_drain"], batch=100 * DRAIN_BATCH)
+        self.reader.drain_now([self._inbox, *self.links.peers.values()])
 
     def _decode(self, frames: list[Any], source: str) -> Message | None:
         try:
-            return protocol.decode(frames, self.max_bytes, self._shm_reader.attach if self._shm_reader else None)
+            reader = self.links.shm_reader
+            return protocol.decode(frames, self.max_bytes, reader.attach if reader else None)
         except protocol.ProtocolError as exc:
             self.bad.note(source, str(exc))
             return None
@@ -515,7 +334,7 @@ class NodeRuntime:
         if msg is None:
             return
         kind = msg.kind
-        if kind != REQ and self._peer_ids.get(identity) != msg.src:
+        if kind != REQ and self.links.peer_ids.get(identity) != msg.src:
             # Peers connect with IDENTITY = their node id (_update_peers); only they send data,
             # credits and releases. Requests may come from anyone, but under their own name.
             self._refuse_sender(identity, msg)
@@ -532,129 +351,39 @@ class NodeRuntime:
             if identity != msg.src.encode():
                 self._refuse_sender(identity, msg)
                 return
-            self._serve(msg, lambda out: self._reply(self._inbox, identity, out))
+            self.calls.serve(msg, lambda out: self._reply(self._inbox, identity, out))
         elif kind == CREDIT:
-            error = credit_error(msg.body, msg.src, self._credits)
-            if error is not None:
-                self.bad.note(msg.src, error)
-                return
-            key = (msg.src, msg.body["input"])
-            self._credits[key] += msg.body["n"]
-            self._credit_event.set()
+            self.links.on_credit(msg)
         elif kind == RELEASE:
-            pool = self._shm_pool
-            error = release_error(msg.body, pool.slot_count if pool is not None else None)
-            if error is not None:
-                self.bad.note(msg.src, error)
-                return
-            for slot in msg.body["slots"]:
-                pool.release(slot, msg.src)  # type: ignore[union-attr]
+            self.links.on_release(msg)
         else:
             self.bad.note(msg.src, f"a {truncated(kind)!r} message on the inbox, which takes data, req, credit and rel")
 
     def _refuse_sender(self, identity: bytes, msg: Message) -> None:
         name = identity.decode(errors="replace")
-        known = "" if msg.kind == REQ or msg.src in self._peer_ids.values() else \
+        known = "" if msg.kind == REQ or msg.src in self.links.peer_ids.values() else \
             ", which is no peer the kernel announced"
         self.bad.note(f"{name} (as {msg.src})" if name != msg.src else name,
                       f"{msg.kind} {truncated(msg.topic)} claims src {truncated(msg.src)!r}{known}, but came from "
                       f"a connection whose ZeroMQ identity is {truncated(name)!r}")
 
     def _reply(self, sock: zmq.Socket, identity: bytes, frames: list[Any]) -> None:
-        send_frames(sock, [identity, *frames], _nbytes(frames) < _COPY_THRESHOLD)
-        self._kick(sock)
-
-    def _on_peer_reply(self, frames: list[zmq.Frame], peer: str | None) -> None:
-        msg = self._decode(frames, peer or "?")
-        if msg is not None:
-            self._resolve(msg)
-
-    def _resolve(self, msg: Message) -> None:
-        fut = self._pending.get(msg.cid) if msg.cid is not None else None
-        if fut is None or fut.done():
-            return  # a late reply to a request that already timed out
-        if msg.kind == REP:
-            fut.set_result(msg.body)
-        else:
-            body = msg.body if isinstance(msg.body, dict) else {}
-            fut.set_exception(RemoteError(f"{msg.src}.{msg.topic}: {body.get('error', msg.body)}"))
-
-    def _serve(self, msg: Message, reply: Callable[[list[Any]], None]) -> None:
-        fn = self.services.get(msg.topic)
-        is_async = self._async_services.get(msg.topic, False)
-        if fn is None:
-            reply(self._error(msg, f"node {self.id!r} has no service {msg.topic!r}; it offers {sorted(self.services)}",
-                              "UnknownService"))
-            return
-        token = _traceparent.set(msg.traceparent)
-        try:
-            if is_async:
-                self._spawn(self._serve_async(fn, msg, reply))
-                return
-            with tracing.span(f"{self.id}.{msg.topic}", parent=msg.traceparent):
-                result = fn(msg.body)
-            reply(protocol.encode(REP, self.id, msg.topic, result, dst=msg.src, cid=msg.cid, max_bytes=self.max_bytes))
-        except Exception as exc:
-            reply(self._error(msg, f"{type(exc).__name__}: {exc}", type(exc).__name__))
-        finally:
-            _traceparent.reset(token)
-
-    async def _serve_async(self, fn: Callable[..., Awaitable[Any]], msg: Message,
-                           reply: Callable[[list[Any]], None]) -> None:
-        try:
-            with tracing.span(f"{self.id}.{msg.topic}", parent=msg.traceparent):
-                result = await fn(msg.body)
-            reply(protocol.encode(REP, self.id, msg.topic, result, dst=msg.src, cid=msg.cid, max_bytes=self.max_bytes))
-        except Exception as exc:
-            reply(self._error(msg, f"{type(exc).__name__}: {exc}", type(exc).__name__))
-
-    def _error(self, msg: Message, error: str, kind: str) -> list[Any]:
-        return protocol.encode(ERR, self.id, msg.topic, {"error": error, "type": kind}, dst=msg.src, cid=msg.cid)
+        send_frames(sock, [identity, *frames], nbytes_of(frames) < COPY_THRESHOLD)
+        self.reader.kick(sock)
 
     async def _consume(self, name: str, handler: Callable[[Message], Awaitable[None]]) -> None:
         queue = self.queues[name]
         while True:
             msg = await queue.get()
-            token = _traceparent.set(msg.traceparent)
+            token = traceparent_var.set(msg.traceparent)
             try:
                 with tracing.span(f"{self.id}.{name}", parent=msg.traceparent):
                     await handler(msg)
             except Exception:
-                log.error("input handler failed", node=self.id, input=name, error=traceback.format_exc())
+                log.exception("input handler failed", node=self.id, input=name)
             finally:
-                _traceparent.reset(token)
+                traceparent_var.reset(token)
                 del msg  # do not hold the last message (and its shared-memory slot) until the next one
-
-    def _return_credit(self, name: str, msg: Message) -> None:
-        if not self._credit_due:
-            self._get_loop().call_soon(self._flush_credits)
-        self._credit_due[(msg.src, name)] += 1
-
-    def _flush_credits(self) -> None:
-        due, self._credit_due = self._credit_due, Counter()
-        for (src, name), n in due.items():
-            sock = self._peers.get(src)
-            if sock is not None:
-                send_frames(sock, protocol.encode(CREDIT, self.id, "credit", {"input": name, "n": n}, dst=src))
-
-    def _lease_released(self, src: str, slot: int) -> None:
-        """The last view of a shared-memory array died: tell its sender (batched per loop turn)."""
-        try:
-            if threading.get_ident() == self._main_thread:
-                if not self._released:
-                    self._get_loop().call_soon(self._flush_released)
-                self._released.setdefault(src, []).append(slot)
-            else:
-                self._get_loop().call_soon_threadsafe(self._lease_released, src, slot)
-        except RuntimeError:
-            pass  # the loop is closed: the process is exiting and its sender frees everything
-
-    def _flush_released(self) -> None:
-        released, self._released = self._released, {}
-        for src, slots in released.items():
-            sock = self._peers.get(src)
-            if sock is not None and not sock.closed:
-                send_frames(sock, protocol.encode(RELEASE, self.id, "release", {"slots": slots}, dst=src))
 
     # kernel control ---------------------------------------------------------------------------
     def _on_ctl(self, frames: list[zmq.Frame], _: str | None) -> None:
@@ -663,36 +392,28 @@ class NodeRuntime:
         if msg is None:
             return
         if msg.kind in (REP, ERR):
-            self._resolve(msg)
+            self.calls.resolve(msg)
             return
         if msg.kind == REQ:
-            self._serve(msg, lambda out: (send_frames(self._ctl, out), self._kick(self._ctl)))
+            self.calls.serve(msg, lambda out: (send_frames(self._ctl, out), self.reader.kick(self._ctl)))
             return
-        cmd, body = msg.topic, msg.body or {}
-        if cmd == "welcome" and self._welcome is not None and not self._welcome.done():
+        handler = self._ctl_commands.get(msg.topic)
+        if handler is not None:  # an unknown command is from a newer kernel: ignored
+            handler(msg.body or {})
+
+    def _welcomed(self, body: dict[str, Any]) -> None:
+        if self._welcome is not None and not self._welcome.done():
             self._welcome.set_result(body)
-        elif cmd == "reject" and self._welcome is not None and not self._welcome.done():
+
+    def _rejected(self, body: dict[str, Any]) -> None:
+        if self._welcome is not None and not self._welcome.done():
             self._welcome.set_exception(ConfigRejected(body.get("error", "rejected by the kernel")))
-        elif cmd == "peers":
-            self._update_peers(body)
-        elif cmd == "start":
-            self._started.set()
-        elif cmd == "stop":
-            self._stop.set()
-        elif cmd == "pause":
-            self.clock.pause()
-        elif cmd == "resume":
-            self.clock.resume()
-        elif cmd == "step":
-            self.clock.step(int(body.get("n", 1)))
-        elif cmd == "abandon":
-            self._abandon(body)
 
     def _send_ctl(self, cmd: str, body: Any) -> None:
         if self._ctl.closed:
             return
         send_frames(self._ctl, protocol.encode(CTL, self.id, cmd, body, dst="kernel"))
-        self._kick(self._ctl)
+        self.reader.kick(self._ctl)
 
     async def _heartbeat(self) -> None:
         while True:
@@ -725,34 +446,15 @@ class NodeRuntime:
                 finally:
                     os._exit(75)
 
-    def _tap(self, kind: str, dst: str, topic: str, seq: int, nbytes: int) -> None:
-        self._taps.append([kind, dst, topic, seq, time.time(), nbytes, current_traceparent()])
-        if len(self._taps) >= TAP_BATCH:
-            self._flush_taps()
-
-    def _flush_taps(self) -> None:
-        if self._taps:
-            taps, self._taps = self._taps, []
-            self._send_ctl_tap(taps)
-
-    def _send_ctl_tap(self, taps: list[list[Any]]) -> None:
-        if not self._ctl.closed:
-            send_frames(self._ctl, protocol.encode(TAP, self.id, "tap", taps, dst="kernel"))
-
-    async def _tap_flusher(self) -> None:
-        while True:
-            await asyncio.sleep(TAP_FLUSH_S)
-            self._flush_taps()
-
     def stats(self) -> dict[str, Any]:
         return {
             "inputs": {name: q.stats() for name, q in self.queues.items()},
             "queued": {name: len(q) for name, q in self.queues.items()},
-            "sent": dict(self.sent),
-            "send_dropped": dict(self.send_dropped),
+            "sent": dict(self.links.sent),
+            "send_dropped": dict(self.links.send_dropped),
             "decode_errors": dict(self.decode_errors),
             "clock": self.clock.stats(),
-            "shm": self._shm_pool.stats() if self._shm_pool is not None else None,
+            "shm": self.links.shm_pool.stats() if self.links.shm_pool is not None else None,
             "summary": self.summary_sections,
         }
 
@@ -767,24 +469,3 @@ class NodeRuntime:
         if self.loop is None:
             self.loop = asyncio.get_running_loop()
         return self.loop
-
-
-def current_traceparent() -> str | None:
-    """The traceparent outgoing messages carry: the active span's, else the incoming message's."""
-    return tracing.current_traceparent() or _traceparent.get()
-
-
-def _poll_in(sock: zmq.Socket, timeout_ms: int) -> bool:
-    # Measured: spinning here instead steals the core the service needs on a 2-core machine (2x worse).
-    return bool(zmq.zmq_poll([(sock, zmq.POLLIN)], timeout_ms))
-
-
-def _expire(fut: asyncio.Future[Any], message: str) -> None:
-    if not fut.done():
-        fut.set_exception(RequestTimeout(message))
-
-
-def _nbytes(frames: list[Any]) -> int:
-    if len(frames) == 2:  # header and body only: both bytes
-        return len(frames[0]) + len(frames[1])
-    return sum(f.nbytes if hasattr(f, "nbytes") else len(f) for f in frames)

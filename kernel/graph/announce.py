@@ -24,8 +24,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from kernel.bus.security import write_private
 from kernel.bus.shm import remove_segments
+from kernel.graph.keys import write_private
 from kernel.launchfile import LaunchError
 
 IPC_PARENT = Path("/tmp")  # short paths: an ipc socket path must fit in 107 bytes

@@ -2,7 +2,7 @@
 
 ``launch run`` places node processes on this machine (``--backend local``, the default) or on a Ray
 cluster (``--backend ray [--address ADDR]``, kernel.tools.ray_backend). Ray moves the bus to TCP, and a
-bus over TCP beyond loopback (or one that asks for it) uses CURVE keys (kernel.bus.security). This module
+bus over TCP beyond loopback (or one that asks for it) uses CURVE keys (kernel.graph.keys). This module
 puts those decisions in one place, so the runner only asks for a supervisor and a cleanup.
 """
 
@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from rich.console import Console
 
-from kernel.bus.security import RunKeys
+from kernel.graph.keys import RunKeys
 from kernel.graph.supervisor import Supervisor
 from kernel.launchfile import LaunchError, LaunchFile
 

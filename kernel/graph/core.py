@@ -21,10 +21,11 @@ import zmq
 
 from kernel.bus import protocol
 from kernel.bus.badtraffic import BadTraffic, body_error, tap_error, truncated
+from kernel.bus.curve import CurveServer
 from kernel.bus.protocol import CTL, DATA, ERR, REP, REQ, TAP, Message
-from kernel.bus.security import CurveServer, RunKeys
 from kernel.bus.sockets import readable, recv_frames
 from kernel.graph.episodes import EpisodeBook
+from kernel.graph.keys import RunKeys
 from kernel.launchfile import LaunchFile, NodeSpec
 
 log = structlog.get_logger("framebus.kernel")

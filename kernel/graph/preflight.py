@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import traceback
 
-from kernel.bus.run_node import load_node_class
 from kernel.launchfile import LaunchFile
+from kernel.sdk.registry import load_node_class
 
 
 def problems(lf: LaunchFile) -> list[str]:

@@ -27,7 +27,6 @@ from __future__ import annotations
 import copy
 import difflib
 import importlib.machinery
-import importlib.metadata
 import importlib.util
 import ipaddress
 import os
@@ -44,6 +43,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from kernel.sdk.errors import FramebusError
+from kernel.sdk.registry import ENTRY_POINT_GROUP, registered_nodes, resolve_uses
 
 __all__ = [
     "BusSpec",
@@ -65,7 +65,6 @@ __all__ = [
     "resolve_uses",
 ]
 
-ENTRY_POINT_GROUP = "framebus.nodes"
 LAUNCH_PATH_ENV = "FRAMEBUS_LAUNCH_PATH"
 ID_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
 _ID_RE = re.compile(ID_PATTERN)
@@ -651,24 +650,6 @@ def list_bundled() -> list[tuple[str, str]]:
 
 # --------------------------------------------------------------------------
 # node registry
-
-
-def registered_nodes() -> dict[str, str]:
-    """Registered node names -> "module:Class", read without importing anything."""
-    eps = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
-    return {ep.name: ep.value for ep in eps}
-
-
-def resolve_uses(uses: str) -> str:
-    """Turn a ``uses`` value into "module:Class", whichever way it was written."""
-    if ":" in uses:
-        return uses
-    registry = registered_nodes()
-    if uses in registry:
-        return registry[uses]
-    names = sorted(registry)
-    raise LaunchError(f"unknown node type '{uses}'", key="uses", allowed=names,
-                      suggestion=_closest(uses, names))
 
 
 def _module_exists(name: str) -> bool:

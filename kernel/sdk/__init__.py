@@ -1,1 +1,37 @@
-"""What a node author imports: the Node class, its decorators, episodes, the clock, errors and the test harness."""
+"""What a node author imports: the Node class, its decorators, episodes, the clock and the errors.
+
+``from kernel.sdk import Node, on_input, service``. The names load on first use: the launch-file
+loader imports kernel.sdk.errors and kernel.sdk.registry, and must not pay for the bus (numpy,
+ZeroMQ) to do so. The test harness stays out (kernel.sdk.testing): it runs a whole graph.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kernel.bus.protocol import Message
+    from kernel.sdk.clock import Clock
+    from kernel.sdk.errors import EpisodeAbandoned, FramebusError, RemoteError, RequestTimeout
+    from kernel.sdk.node import Episode, Node, NodeParams, on_input, service
+
+_PUBLIC = {
+    "Node": "kernel.sdk.node", "NodeParams": "kernel.sdk.node", "Episode": "kernel.sdk.node",
+    "on_input": "kernel.sdk.node", "service": "kernel.sdk.node", "Message": "kernel.bus.protocol",
+    "Clock": "kernel.sdk.clock", "FramebusError": "kernel.sdk.errors", "RemoteError": "kernel.sdk.errors",
+    "RequestTimeout": "kernel.sdk.errors", "EpisodeAbandoned": "kernel.sdk.errors",
+}
+
+__all__ = [
+    "Clock", "Episode", "EpisodeAbandoned", "FramebusError", "Message", "Node", "NodeParams", "RemoteError",
+    "RequestTimeout", "on_input", "service",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'kernel.sdk' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_PUBLIC[name]), name)
+    globals()[name] = value
+    return value

@@ -13,7 +13,15 @@ class RequestTimeout(FramebusError, TimeoutError):
 
 
 class RemoteError(FramebusError, RuntimeError):
-    """The service raised, or does not exist; the message says which node and why."""
+    """The service raised, or does not exist; the message says which node and why.
+
+    ``remote_type`` is the class name of what the service raised (``"KeyError"``), so a caller can
+    tell one failure from another without parsing the message; None where the node never got to
+    run the service (it restarted, or cannot be reached)."""
+
+    def __init__(self, message: str, remote_type: str | None = None) -> None:
+        super().__init__(message)
+        self.remote_type = remote_type
 
 
 class EpisodeAbandoned(BaseException):

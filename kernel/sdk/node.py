@@ -198,7 +198,7 @@ class Node:
 
     def readers(self, output: str) -> list[str]:
         """The node ids wired to read an output (e.g. whether a judge will end the episodes)."""
-        return list(self._rt._out_dsts.get(output, ()))
+        return self._rt.readers(output)
 
 
 def _eid(episode: Episode | str) -> str:

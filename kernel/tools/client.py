@@ -9,8 +9,8 @@ from typing import Any, Mapping
 import zmq
 
 from kernel.bus import protocol
+from kernel.bus.curve import KeyPair, client
 from kernel.bus.protocol import REP, REQ
-from kernel.bus.security import KeyPair, client
 
 
 class KernelClient:
@@ -21,7 +21,7 @@ class KernelClient:
         self.name = f"ctl-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.sock.setsockopt(zmq.IDENTITY, self.name.encode())
         self.sock.setsockopt(zmq.LINGER, 0)
-        if curve:  # a CURVE-protected bus: the keys from the run's announcement (kernel.bus.security)
+        if curve:  # a CURVE-protected bus: the keys from the run's announcement (kernel.bus.curve)
             client(self.sock, KeyPair(curve["public"], curve["secret"]), curve["server"])
         self.sock.connect(endpoint)
         self._cid = 0

@@ -10,7 +10,7 @@ A killed actor (or a lost machine) reads as a node killed by SIGKILL, so ``resta
 starts a fresh actor, wherever Ray finds room.
 
 Nodes talk ZeroMQ TCP to the kernel on the launching machine and to each other, and with a bus
-that leaves the machine the bus uses CURVE (kernel.bus.security).
+that leaves the machine the bus uses CURVE (kernel.bus.curve, kernel.graph.keys).
 """
 
 from __future__ import annotations

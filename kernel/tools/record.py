@@ -300,7 +300,7 @@ def recordable_outputs(lf: LaunchFile) -> list[str]:
     """Every ``node/output`` of the graph: what each Python node class declares, plus what the
     wiring reads (the only outputs known of a ``cmd:`` node). Wiring an output the node does not
     declare would make the kernel reject it, so nothing is guessed."""
-    from kernel.bus.run_node import load_node_class
+    from kernel.sdk.registry import load_node_class
 
     found: dict[str, None] = {}
     for spec in lf.nodes:

@@ -1,0 +1,234 @@
+"""A node's links to its peers: the DEALER to each peer's inbox, the credits of ``block`` edges,
+the shared-memory leases of large arrays, and the taps that tell the kernel what was sent.
+
+Kept apart from the runtime's lifecycle (kernel.bus.runtime) because this is the data plane: what
+one ``publish`` costs is decided here, and nothing here waits on the kernel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import Counter
+from typing import Any, Callable
+
+import zmq
+
+from kernel.bus import protocol
+from kernel.bus.badtraffic import BadTraffic, credit_error, release_error
+from kernel.bus.curve import NodeCurve
+from kernel.bus.protocol import CREDIT, DATA, RELEASE, TAP, Message
+from kernel.bus.shm import THRESHOLD as SHM_THRESHOLD
+from kernel.bus.shm import ShmPool, ShmReader
+from kernel.bus.sockets import send_frames
+
+_NOBLOCK = int(zmq.NOBLOCK)
+COPY_THRESHOLD = 64 * 1024  # below this pyzmq copies faster than it can track zero-copy buffers
+TAP_FLUSH_S = 0.1
+TAP_BATCH = 512
+
+Edge = tuple[str, str, str, int]  # (dst node, its input, policy, queue size)
+Watch = Callable[[zmq.Socket, str], None]
+
+
+class Links:
+    """Peer sockets, credits, leases and taps of one node; the runtime holds one."""
+
+    def __init__(self, node_id: str, ctx: zmq.Context[Any], *, curve: NodeCurve | None, shm_dir: str | None,
+                 bad: BadTraffic, get_loop: Callable[[], asyncio.AbstractEventLoop]) -> None:
+        self.id = node_id
+        self.ctx = ctx
+        self.curve = curve
+        self.shm_dir = shm_dir
+        self.bad = bad
+        self._get_loop = get_loop
+        self.ctl: zmq.Socket | None = None  # where taps go: the runtime's socket to the kernel
+        self.peers: dict[str, zmq.Socket] = {}
+        self.peer_ids: dict[bytes, str] = {}  # routing identity -> node id, of the peers the kernel announced
+        self._peer_endpoints: dict[str, str] = {}
+        self._peer_shm: dict[str, bool] = {}
+        self.out_edges: dict[str, list[Edge]] = {}
+        self.out_dsts: dict[str, list[str]] = {}
+        self.credits: dict[tuple[str, str], int] = {}
+        self.credit_event = asyncio.Event()
+        self._credit_due: Counter[tuple[str, str]] = Counter()  # (src, my input) -> credits to return
+        self._released: dict[str, list[int]] = {}
+        self._main_thread = threading.get_ident()
+        self.shm_pool: ShmPool | None = None
+        self.shm_reader: ShmReader | None = None
+        self._taps: list[list[Any]] = []
+        self.seq = 0
+        self.sent: Counter[str] = Counter()
+        self.send_dropped: Counter[str] = Counter()  # "output->dst" that could not be sent
+
+    def configure(self, outputs: dict[str, list[Any]], shm_name: str) -> None:
+        for output, edges in outputs.items():
+            self.out_edges[output] = [tuple(e) for e in edges]  # type: ignore[misc]
+            self.out_dsts[output] = sorted({e[0] for e in edges})
+            for dst, inp, policy, size in edges:
+                if policy == "block":
+                    self.credits[(dst, inp)] = size
+        if self.shm_dir is not None:
+            self.shm_pool = ShmPool(shm_name, self.shm_dir)
+            self.shm_reader = ShmReader(self.shm_dir, self.lease_released)
+
+    # sending ----------------------------------------------------------------------------------
+    async def take_credits(self, output: str, check: Callable[[], None]) -> None:
+        """One credit per ``block`` edge of ``output``, waiting for the slow ones; ``check`` may raise
+        to give up (an abandoned episode)."""
+        for dst, inp, policy, _ in self.out_edges[output]:
+            if policy == "block":
+                key = (dst, inp)
+                while self.credits.get(key, 0) <= 0:
+                    self.credit_event.clear()
+                    await self.credit_event.wait()
+                    check()
+                self.credits[key] -= 1
+
+    def send(self, output: str, body: Any, *, step: int | None, max_bytes: int, traceparent: str | None) -> None:
+        self.seq += 1
+        dsts = self.out_dsts[output]
+        refs: list[dict[str, Any]] = []
+        place = None
+        if self.shm_pool is not None and all(self._peer_shm.get(d) for d in dsts):
+            pool = self.shm_pool
+
+            def place(array: Any) -> dict[str, Any] | None:
+                ref = pool.place(array)
+                if ref is not None:
+                    refs.append(ref)
+                return ref
+
+        frames = protocol.encode(DATA, self.id, output, body, seq=self.seq, traceparent=traceparent,
+                                 step=step, max_bytes=max_bytes, place=place, place_min_bytes=SHM_THRESHOLD)
+        nbytes = nbytes_of(frames)
+        copy = nbytes < COPY_THRESHOLD
+        delivered: set[str] = set()
+        for dst in dsts:
+            sock = self.peers.get(dst)
+            try:
+                if sock is None:
+                    raise zmq.Again()
+                send_frames(sock, frames, copy, _NOBLOCK)
+            except zmq.Again:
+                self.send_dropped[f"{output}->{dst}"] += 1
+                for edst, inp, policy, _ in self.out_edges[output]:
+                    if edst == dst and policy == "block":
+                        self.credits[(dst, inp)] += 1  # nothing was delivered, so nothing will be credited back
+                continue
+            delivered.add(dst)
+            self.tap(DATA, dst, output, self.seq, nbytes, traceparent)
+        for ref in refs:
+            self.shm_pool.hold(ref, delivered)  # type: ignore[union-attr]
+        self.sent[output] += 1
+
+    # peers ------------------------------------------------------------------------------------
+    def update(self, peers: dict[str, Any], watch: Watch) -> list[str]:
+        """Connect to new or moved peers; returns the ones that restarted (their old socket is gone)."""
+        restarted = []
+        for node, info in peers.items():
+            endpoint, incarnation, *rest = info
+            self._peer_shm[node] = bool(rest and rest[0].get("shm")) and self.shm_dir is not None
+            if node == self.id or self._peer_endpoints.get(node) == endpoint:
+                continue
+            self.peer_ids[node.encode()] = node
+            if self.shm_pool is not None:
+                self.shm_pool.release_holder(node)  # a restarted receiver holds none of our slots
+            old = self.peers.pop(node, None)
+            if old is not None:
+                self._get_loop().remove_reader(old.getsockopt(zmq.FD))
+                old.close(linger=0)
+                restarted.append(node)
+            sock = self.ctx.socket(zmq.DEALER)
+            sock.setsockopt(zmq.IDENTITY, self.id.encode())
+            sock.setsockopt(zmq.LINGER, 0)
+            sock.setsockopt(zmq.SNDHWM, 10000)
+            if self.curve is not None:
+                self.curve.connect_peer(sock, node, rest[0] if rest else {})
+            sock.connect(endpoint)
+            self.peers[node] = sock
+            self._peer_endpoints[node] = endpoint
+            watch(sock, node)
+            if old is not None:  # a restarted peer has fresh, empty queues
+                for (dst, inp), _ in list(self.credits.items()):
+                    if dst == node:
+                        self.credits[(dst, inp)] = next(e[3] for es in self.out_edges.values() for e in es
+                                                        if e[0] == dst and e[1] == inp)
+                self.credit_event.set()
+        return restarted
+
+    # credits and leases -----------------------------------------------------------------------
+    def on_credit(self, msg: Message) -> None:
+        error = credit_error(msg.body, msg.src, self.credits)
+        if error is not None:
+            self.bad.note(msg.src, error)
+            return
+        self.credits[(msg.src, msg.body["input"])] += msg.body["n"]
+        self.credit_event.set()
+
+    def on_release(self, msg: Message) -> None:
+        pool = self.shm_pool
+        error = release_error(msg.body, pool.slot_count if pool is not None else None)
+        if error is not None:
+            self.bad.note(msg.src, error)
+            return
+        for slot in msg.body["slots"]:
+            pool.release(slot, msg.src)  # type: ignore[union-attr]
+
+    def return_credit(self, name: str, msg: Message) -> None:
+        if not self._credit_due:
+            self._get_loop().call_soon(self._flush_credits)
+        self._credit_due[(msg.src, name)] += 1
+
+    def _flush_credits(self) -> None:
+        due, self._credit_due = self._credit_due, Counter()
+        for (src, name), n in due.items():
+            sock = self.peers.get(src)
+            if sock is not None:
+                send_frames(sock, protocol.encode(CREDIT, self.id, "credit", {"input": name, "n": n}, dst=src))
+
+    def lease_released(self, src: str, slot: int) -> None:
+        """The last view of a shared-memory array died: tell its sender (batched per loop turn)."""
+        try:
+            if threading.get_ident() == self._main_thread:
+                if not self._released:
+                    self._get_loop().call_soon(self._flush_released)
+                self._released.setdefault(src, []).append(slot)
+            else:
+                self._get_loop().call_soon_threadsafe(self.lease_released, src, slot)
+        except RuntimeError:
+            pass  # the loop is closed: the process is exiting and its sender frees everything
+
+    def _flush_released(self) -> None:
+        released, self._released = self._released, {}
+        for src, slots in released.items():
+            sock = self.peers.get(src)
+            if sock is not None and not sock.closed:
+                send_frames(sock, protocol.encode(RELEASE, self.id, "release", {"slots": slots}, dst=src))
+
+    # taps -------------------------------------------------------------------------------------
+    def tap(self, kind: str, dst: str, topic: str, seq: int, nbytes: int, traceparent: str | None) -> None:
+        self._taps.append([kind, dst, topic, seq, time.time(), nbytes, traceparent])
+        if len(self._taps) >= TAP_BATCH:
+            self.flush_taps()
+
+    def flush_taps(self) -> None:
+        if self._taps and self.ctl is not None and not self.ctl.closed:
+            taps, self._taps = self._taps, []
+            send_frames(self.ctl, protocol.encode(TAP, self.id, "tap", taps, dst="kernel"))
+
+    async def tap_flusher(self) -> None:
+        while True:
+            await asyncio.sleep(TAP_FLUSH_S)
+            self.flush_taps()
+
+    def close(self) -> None:
+        if self.shm_pool is not None:
+            self.shm_pool.close()
+
+
+def nbytes_of(frames: list[Any]) -> int:
+    if len(frames) == 2:  # header and body only: both bytes
+        return len(frames[0]) + len(frames[1])
+    return sum(f.nbytes if hasattr(f, "nbytes") else len(f) for f in frames)

@@ -1,0 +1,73 @@
+"""Reading pyzmq sockets from an asyncio loop without zmq.asyncio.
+
+Sockets are plain (sync) pyzmq sockets driven with ``add_reader``: this avoids the futures
+zmq.asyncio creates per receive, which dominate latency for small messages. The zmq FD is
+edge-triggered, so every read and every send has to leave the socket drained or a drain scheduled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable
+
+import zmq
+
+from kernel.bus.badtraffic import BadTraffic
+from kernel.bus.sockets import readable, recv_frames
+
+# Messages read from one socket per turn of the event loop: a flooded inbox must leave turns to the
+# control socket (the watchdog exits after 3 s without a word from the kernel) and to timers.
+DRAIN_BATCH = 256
+
+Handler = Callable[[list[Any], "str | None"], None]
+
+
+class SocketReader:
+    """Calls a handler for every message of the sockets it watches, a bounded batch per loop turn."""
+
+    def __init__(self, bad: BadTraffic, get_loop: Callable[[], asyncio.AbstractEventLoop]) -> None:
+        self.bad = bad
+        self._get_loop = get_loop
+
+    def watch(self, sock: zmq.Socket, handler: Handler, peer: str | None) -> None:
+        loop = self._get_loop()
+        copied = 3 if sock.type == zmq.ROUTER else 2  # routing id, header, body
+        loop.add_reader(sock.getsockopt(zmq.FD), self.drain, sock, handler, peer, copied)
+        loop.call_soon(self.drain, sock, handler, peer, copied)
+        sock.__dict__["_fb_drain"] = (handler, peer, copied)
+
+    def drain(self, sock: zmq.Socket, handler: Handler, peer: str | None, copied: int,
+              batch: int = DRAIN_BATCH) -> bool:
+        """Read at most ``batch`` messages; True if that emptied the socket.
+
+        Stopping with messages left means no new edge may come, so the drain reschedules itself
+        for the loop's next turn."""
+        for _ in range(batch):
+            if sock.closed or not readable(sock):
+                return True
+            try:
+                frames = recv_frames(sock, copied)
+            except zmq.Again:
+                return True
+            try:
+                handler(frames, peer)
+            except Exception as exc:
+                self.bad.note(peer or "inbox", f"handler crashed: {type(exc).__name__}: {exc}", exc_info=True)
+        if sock.closed or not readable(sock):
+            return True
+        self._get_loop().call_soon(self.drain, sock, handler, peer, copied)
+        return False
+
+    def drain_later(self, sock: zmq.Socket) -> None:
+        """Read what is waiting on the loop's next turn."""
+        self._get_loop().call_soon(self.drain, sock, *sock.__dict__["_fb_drain"])
+
+    def kick(self, sock: zmq.Socket) -> None:
+        """A send can consume the FD's edge: re-check for input that arrived meanwhile."""
+        if readable(sock):
+            self.drain_later(sock)
+
+    def drain_now(self, socks: list[zmq.Socket]) -> None:
+        """What already arrived before stopping, bounded: a socket that stays flooded is left."""
+        for sock in socks:
+            self.drain(sock, *sock.__dict__["_fb_drain"], batch=100 * DRAIN_BATCH)

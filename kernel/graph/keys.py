@@ -1,0 +1,119 @@
+"""The CURVE keys of a run, made by the launch process: a keypair for the kernel, one per node,
+one for ``launch ctl``, and the files that carry them to other processes of the same user.
+
+Whether a bus uses CURVE at all is a launch-file decision (``bus.transport``, ``bus.host``,
+``bus.curve``), which is why this lives with the graph and not in kernel.bus.curve, which a node
+process loads to arm its sockets with the keys handed to it.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import zmq
+import zmq.auth
+
+from kernel.bus.curve import ENV_CLIENTS, ENV_PUBLIC, ENV_SECRET, ENV_SERVER, CurveServer, KeyPair, missing_curve
+from kernel.launchfile import BusSpec, CurveSpec, LaunchError, is_loopback
+
+
+def curve_wanted(bus: BusSpec) -> bool:
+    """CURVE is on when asked for, or by default when the bus is TCP beyond loopback."""
+    if bus.curve is None:
+        return bus.transport == "tcp" and not is_loopback(bus.host)
+    return bus.curve is not False
+
+
+def require_curve() -> None:
+    """Fail before anything starts when this libzmq was built without CURVE."""
+    missing = missing_curve()
+    if missing is not None:
+        raise LaunchError(missing, key="bus.curve")
+
+
+def check_open_tcp(bus: BusSpec) -> None:
+    """The launch-file rule again, for a bus changed after loading (the Ray backend moves it to TCP)."""
+    if bus.transport == "tcp" and bus.curve is False and not is_loopback(bus.host) and not bus.insecure:
+        raise LaunchError(f"the bus would listen on {bus.host} without CURVE; remove 'curve: false' or add "
+                          "'insecure: true' to accept an open bus", key="bus.curve")
+
+
+@dataclass
+class RunKeys:
+    """Every key of one run: made fresh at start (or the kernel's read from ``bus.curve.keys``)."""
+
+    kernel: KeyPair
+    nodes: dict[str, KeyPair]
+    control: KeyPair  # for `launch ctl` on this machine, handed over in the run's announcement file
+    extra_clients: list[str] = field(default_factory=list)  # public keys from bus.curve.keys
+
+    @classmethod
+    def create(cls, bus: BusSpec, node_ids: Sequence[str]) -> RunKeys | None:
+        """The run's keys, or None when the bus does not use CURVE."""
+        check_open_tcp(bus)
+        if not curve_wanted(bus):
+            return None
+        require_curve()
+        kernel, extra = KeyPair.generate(), []
+        if isinstance(bus.curve, CurveSpec):
+            kernel, extra = _read_keys_dir(Path(bus.curve.keys).expanduser())
+        return cls(kernel, {n: KeyPair.generate() for n in node_ids}, KeyPair.generate(), extra)
+
+    def node_clients(self) -> list[str]:
+        """The public keys a node inbox accepts: the run's nodes and the extra certificates."""
+        return [k.public for k in self.nodes.values()] + self.extra_clients
+
+    def kernel_server(self) -> CurveServer:
+        return CurveServer(self.kernel, [*self.node_clients(), self.control.public])
+
+    def node_env(self, node_id: str) -> dict[str, str]:
+        """What a node process needs, to be put in its environment (never on the wire)."""
+        own = self.nodes[node_id]
+        return {ENV_SERVER: self.kernel.public, ENV_PUBLIC: own.public, ENV_SECRET: own.secret,
+                ENV_CLIENTS: ",".join(self.node_clients())}
+
+    def control_keys(self) -> dict[str, str]:
+        """What `launch ctl` needs to reach the kernel; written to a file readable by this user only."""
+        return {"server": self.kernel.public, "public": self.control.public, "secret": self.control.secret}
+
+
+def _read_keys_dir(directory: Path) -> tuple[KeyPair, list[str]]:
+    """``server.key_secret`` is the kernel's keypair; every other ``*.key`` is a client to accept.
+
+    The files are the ones ``zmq.auth.create_certificates(directory, name)`` writes.
+    """
+    server = directory / "server.key_secret"
+    if not server.is_file():
+        raise LaunchError(f"{server} not found; create the kernel's keys with "
+                          f"python -c \"import zmq.auth; zmq.auth.create_certificates('{directory}', 'server')\"",
+                          key="bus.curve.keys")
+    try:
+        public, secret = zmq.auth.load_certificate(server)
+        clients = [zmq.auth.load_certificate(p)[0] for p in sorted(directory.glob("*.key")) if p.name != "server.key"]
+    except (OSError, ValueError) as exc:
+        raise LaunchError(f"cannot read the CURVE certificates in {directory}: {exc}", key="bus.curve.keys") from None
+    if secret is None:
+        raise LaunchError(f"{server} holds no secret key", key="bus.curve.keys")
+    return KeyPair(public.decode("ascii"), secret.decode("ascii")), [c.decode("ascii") for c in clients]
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to a file only this user can read (it may hold a secret key), atomically.
+
+    The text goes to a fresh temporary file in the same folder (mkstemp: O_CREAT|O_EXCL|O_NOFOLLOW,
+    mode 0600), which is then renamed onto ``path``. So a symlink planted at ``path`` is replaced,
+    never written through, and a reader sees the old file or the whole new one.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            os.fchmod(fd, 0o600)  # mkstemp asks for 0600, but a umask may have taken bits away
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise

@@ -1,0 +1,47 @@
+"""What a failure in a node looks like from outside: to a caller, and in the node's log file."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from kernel.sdk.errors import RemoteError
+from kernel.sdk.testing import Harness
+from tests.nodes import Emitter, Faulty
+
+
+async def test_service_error_keeps_the_remote_type():
+    async with Harness(quiet=True) as h:
+        h.add("faulty", Faulty)
+        probe = h.probe()
+        await h.start()
+        with pytest.raises(RemoteError) as info:
+            await probe.request("faulty", "lookup", {"key": "missing"})
+        assert info.value.remote_type == "KeyError"
+        assert "faulty.lookup" in str(info.value) and "KeyError: 'missing'" in str(info.value)
+        with pytest.raises(RemoteError) as unknown:
+            await probe.request("faulty", "nope", {})
+        assert unknown.value.remote_type == "UnknownService"
+
+
+async def test_handler_error_lands_in_the_node_log_with_its_traceback():
+    async with Harness(quiet=True) as h:
+        h.add("src", Emitter)
+        h.add("faulty", Faulty, inputs={"in": {"from": "src/out", "policy": "fifo", "size": 10}})
+        probe = h.probe()
+        await h.start()
+        await probe.request("src", "emit", {"n": 1})
+        path = h.run_dir / "logs" / "faulty.jsonl"
+        for _ in range(100):
+            events = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+            failed = [e for e in events if e.get("event") == "input handler failed"]
+            if failed:
+                break
+            await asyncio.sleep(0.05)
+        assert failed, f"no 'input handler failed' in {path}"
+        (exc,) = failed[0]["exception"]
+        assert exc["exc_type"] == "ZeroDivisionError"
+        assert exc["exc_value"] == "handler fails on purpose at 0"
+        assert any(frame["name"] == "take" for frame in exc["frames"])

@@ -1,0 +1,187 @@
+"""Input queues and frame clocks on their own: no sockets, no processes, milliseconds each.
+
+The process-level behaviour (the same policies across real sockets, ``launch ctl`` on a running
+graph) is in test_bus.py and test_clock.py; these pin down the rules those rest on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from kernel.bus.inputs import InputQueue
+from kernel.bus.protocol import DATA, Message
+from kernel.sdk.clock import Clock
+from kernel.sdk.errors import EpisodeAbandoned
+
+
+def msg(i: int, src: str = "a", topic: str = "out", step: int | None = None) -> Message:
+    return Message(DATA, src, topic, {"i": i}, step=step)
+
+
+def bodies(q: InputQueue) -> list[int]:
+    out = []
+    while (m := q.get_nowait()) is not None:
+        out.append(m.body["i"])
+    return out
+
+
+# input queues ---------------------------------------------------------------------------------
+def test_latest_keeps_only_the_newest_and_counts_the_rest():
+    q = InputQueue("in", "latest", size=10)
+    assert q.size == 1  # the size of a latest input is always 1
+    for i in range(5):
+        q.put(msg(i))
+    assert len(q) == 1
+    assert bodies(q) == [4]
+    assert q.stats() == {"a/out": {"received": 5, "dropped": 4}}
+
+
+def test_fifo_drops_the_oldest_when_full():
+    q = InputQueue("in", "fifo", size=3)
+    for i in range(7):
+        q.put(msg(i))
+    assert bodies(q) == [4, 5, 6]
+    assert q.dropped["a/out"] == 4 and q.received["a/out"] == 7
+
+
+def test_fifo_counts_per_source():
+    q = InputQueue("in", "fifo", size=2)
+    q.put(msg(0, src="a"))
+    q.put(msg(1, src="b"))
+    q.put(msg(2, src="b"))  # pushes out a's message
+    assert q.stats() == {"a/out": {"received": 1, "dropped": 1}, "b/out": {"received": 2, "dropped": 0}}
+
+
+def test_block_never_drops_even_past_its_size():
+    q = InputQueue("in", "block", size=2)
+    for i in range(5):  # the senders' credits bound this; the queue itself keeps everything
+        q.put(msg(i))
+    assert bodies(q) == [0, 1, 2, 3, 4]
+    assert sum(q.dropped.values()) == 0
+
+
+def test_size_is_at_least_one():
+    assert InputQueue("in", "fifo", size=0).size == 1
+
+
+def test_on_take_sees_every_message_taken_and_no_other():
+    q = InputQueue("in", "block", size=4)
+    taken: list[int] = []
+    q.on_take = lambda m: taken.append(m.body["i"])
+    for i in range(3):
+        q.put(msg(i))
+    assert taken == []  # queued is not taken: no credit goes back yet
+    q.get_nowait()
+    assert taken == [0]
+    assert q.get_nowait() is not None and taken == [0, 1]
+
+
+async def test_get_waits_for_a_put():
+    q = InputQueue("in", "fifo", size=4)
+    getter = asyncio.ensure_future(q.get())
+    await asyncio.sleep(0)
+    assert not getter.done()
+    q.put(msg(7))
+    assert (await asyncio.wait_for(getter, 1.0)).body == {"i": 7}
+
+
+def test_get_nowait_on_empty_is_none():
+    assert InputQueue("in").get_nowait() is None
+
+
+# clocks -------------------------------------------------------------------------------------
+class Inputs:
+    """What a runtime gives a clock: its queues by name, and who is wired into each."""
+
+    def __init__(self, sources: list[str], size: int = 16) -> None:
+        self.queues = {"action": InputQueue("action", "fifo", size)}
+        self._sources = sources
+
+    def clock(self, **spec: object) -> Clock:
+        return Clock(dict(spec), self.queue, lambda name: list(self._sources))
+
+    def queue(self, name: str) -> InputQueue:
+        return self.queues[name]
+
+    def act(self, agent: str, step: int, action: object) -> None:
+        self.queues["action"].put(Message(DATA, agent, "act", action, step=step))
+
+
+async def test_lockstep_waits_for_every_agent():
+    world = Inputs(["p1", "p2"])
+    clock = world.clock(mode="lockstep")
+    world.act("p1", 0, "left")
+    world.act("p2", 0, "right")
+    assert await asyncio.wait_for(clock.actions(0), 1.0) == {"p1": "left", "p2": "right"}
+    assert clock.frame == 1 and clock.decisions == 1 and clock.timeouts == 0
+
+
+async def test_lockstep_deadline_gives_the_default_action():
+    world = Inputs(["p1", "p2"])
+    clock = world.clock(mode="lockstep", deadline=0.02, default_action="noop")
+    world.act("p1", 0, "left")
+    assert await clock.actions(0) == {"p1": "left", "p2": "noop"}
+    assert clock.timeouts == 1
+
+
+async def test_lockstep_skips_answers_to_earlier_steps():
+    world = Inputs(["p1"])
+    clock = world.clock(mode="lockstep")
+    world.act("p1", 3, "late")
+    world.act("p1", 4, "now")
+    assert await asyncio.wait_for(clock.actions(4), 1.0) == {"p1": "now"}
+    assert clock.stale == 1
+
+
+async def test_lockstep_with_nobody_wired_steps_at_once():
+    clock = Inputs([]).clock(mode="lockstep")
+    assert await asyncio.wait_for(clock.actions(0), 1.0) == {}
+    assert clock.frame == 1
+
+
+async def test_realtime_newest_action_wins_and_frames_per_decision_are_counted():
+    world = Inputs(["p1"])
+    clock = world.clock(mode="realtime", fps=1000, default_action="idle")
+    assert await clock.actions(0) == {"p1": "idle"}  # nothing yet: the world does not wait
+    world.act("p1", 0, "a")
+    world.act("p1", 0, "b")
+    assert await clock.actions(1) == {"p1": "b"}
+    assert clock.decisions == 2 and clock.frames_per_decision[1] == 2
+
+
+async def test_pause_then_step_lets_exactly_n_steps_through():
+    clock = Inputs([]).clock(mode="lockstep")
+    clock.pause()
+    blocked = asyncio.ensure_future(clock.gate())
+    await asyncio.sleep(0.01)
+    assert not blocked.done() and clock.paused
+    clock.step(2)
+    await asyncio.wait_for(blocked, 1.0)
+    await asyncio.wait_for(clock.gate(), 1.0)
+    assert clock.paused  # the budget is spent: paused again
+    clock.resume()
+    await asyncio.wait_for(clock.gate(), 1.0)
+    assert not clock.paused
+
+
+async def test_abandon_ends_the_step_waited_for_and_new_episode_drops_stale_actions():
+    world = Inputs(["p1"])
+    clock = world.clock(mode="lockstep")
+    waiting = asyncio.ensure_future(clock.actions(0))
+    await asyncio.sleep(0.01)
+    clock.abandon("a node died")
+    with pytest.raises(EpisodeAbandoned):
+        await asyncio.wait_for(waiting, 1.0)
+    with pytest.raises(EpisodeAbandoned):  # every later step too, until the next episode
+        await clock.actions(1)
+    world.act("p1", 0, "meant for the abandoned attempt")
+    clock.new_episode()
+    assert clock.abandoned is None and clock.stale == 1
+    assert len(world.queues["action"]) == 0
+
+
+def test_clock_stats_without_decisions():
+    stats = Inputs([]).clock().stats()
+    assert stats["mode"] == "free" and stats["mean_frames_per_decision"] is None and stats["frame"] == 0
