@@ -64,6 +64,22 @@ def _locate(tree: Y, loc: Sequence[Any]) -> tuple[Y, list[Any]]:
     return y, []
 
 
+def _set_origin(tree: Y, loc: Sequence[Any]) -> str | None:
+    """The ``--set KEY`` that put the value at ``loc`` there, if one did (its tree has no file position)."""
+    y = tree
+    for part in (None, *loc):
+        if part is not None:
+            if y.is_map and not isinstance(part, bool) and part in y.value:
+                y = y.value[part]
+            elif y.is_list and isinstance(part, int) and 0 <= part < len(y.value):
+                y = y.value[part]
+            else:
+                return None
+        if y.path.startswith("--set "):
+            return y.path
+    return None
+
+
 def _choices(tp: Any) -> list[str] | None:
     """The values a Literal or Enum field accepts, as they would be written in YAML."""
     if get_origin(tp) is Literal:
@@ -73,16 +89,14 @@ def _choices(tp: Any) -> list[str] | None:
     return None
 
 
-def _bounds(info: FieldInfo | None) -> list[str] | None:
-    """A numeric field's range as one phrase, e.g. ['>= 1 and <= 5']."""
-    if info is None:
-        return None
+def bounds(info: FieldInfo | None) -> str | None:
+    """A numeric field's range in one phrase (e.g. ``>= 1 and <= 5``); None when it has none."""
     words = []
-    for item in info.metadata:
+    for item in info.metadata if info is not None else []:
         for attr, sign in (("gt", ">"), ("ge", ">="), ("lt", "<"), ("le", "<=")):
             if getattr(item, attr, None) is not None:
                 words.append(f"{sign} {getattr(item, attr)}")
-    return [" and ".join(words)] if words else None
+    return " and ".join(words) or None
 
 
 def translate(exc: ValidationError, tree: Y, root: type[BaseModel], *, key_prefix: str | None = None,
@@ -116,8 +130,9 @@ def translate(exc: ValidationError, tree: Y, root: type[BaseModel], *, key_prefi
 
     def error(message: str, *, key: bool = False, at: str = path, allowed: list[str] | None = None,
               suggestion: str | None = None) -> LaunchError:
-        if y.path.startswith("--set"):
-            message += f" (from {y.path})"
+        origin = _set_origin(tree, loc)
+        if origin is not None:
+            message += f" (from {origin})"
         out = err(y, message, key=key, path=at, allowed=allowed, suggestion=suggestion)
         if out.file is None and file is not None:
             out.file = file
@@ -125,7 +140,8 @@ def translate(exc: ValidationError, tree: Y, root: type[BaseModel], *, key_prefi
 
     if kind == "extra_forbidden":
         model, _ = _field_at(root, loc[:-1])
-        allowed = [f for f in model.model_fields if f != "source"] \
+        # 'source' and 'replica' are filled in by the loader, never written
+        allowed = [f for f in model.model_fields if f not in ("source", "replica")] \
             if isinstance(model, type) and issubclass(model, BaseModel) else None
         return error(f"unknown key '{loc[-1]}'", key=True, allowed=allowed,
                      suggestion=closest(loc[-1], allowed or []))
@@ -150,5 +166,6 @@ def translate(exc: ValidationError, tree: Y, root: type[BaseModel], *, key_prefi
     message = e["msg"].removeprefix("Value error, ")
     if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
         message = message.replace("Input should be", "must be") + f", got {describe_value(value)}"
-        return error(message, allowed=_bounds(_field_at(root, loc)[1]))
+        range_ = bounds(_field_at(root, loc)[1])
+        return error(message, allowed=[range_] if range_ else None)
     return error(message)
