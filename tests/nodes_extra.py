@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import time
 
-from kernel.sdk.node import Message, Node, on_input, service
+from pydantic import Field
+
+from kernel.sdk.node import Message, Node, NodeParams, on_input, service
 from nodes.judge.hello import HelloJudge
 
 
@@ -82,11 +84,18 @@ class TraceEnd(Node):
         return {"answer": int(body["question"]) + 1}
 
 
+class SlowJudgeParams(NodeParams):
+    delay_s: float = Field(0.2, ge=0, description="seconds to wait before ending an episode")
+
+
 class SlowJudge(HelloJudge):
     """The hello judge, but it takes ``delay_s`` before ending each episode (e.g. a model as judge)."""
+
+    Params = SlowJudgeParams
+    params: SlowJudgeParams
 
     @on_input("step")
     async def score(self, msg: Message) -> None:
         if msg.body["done"]:
-            await asyncio.sleep(float(self.params.get("delay_s", 0.2)))
+            await asyncio.sleep(self.params.delay_s)
         await super().score(msg)

@@ -6,7 +6,13 @@ import asyncio
 from pathlib import Path
 
 from kernel.sdk.node import Message, on_input
-from nodes.agent.rule import HelloAgent
+from nodes.agent.rule import HelloAgent, HelloAgentParams
+
+
+class StallingParams(HelloAgentParams):
+    marker: str
+    stall_episode: str = "ep00001"
+    stall_t: int = 1
 
 
 class StallingAgent(HelloAgent):
@@ -14,12 +20,15 @@ class StallingAgent(HelloAgent):
     ``stall_episode``, after creating ``marker`` (so a test knows when to kill it). A restarted
     process finds the marker and plays normally."""
 
+    Params = StallingParams
+    params: StallingParams
+
     @on_input("obs")
     async def decide(self, msg: Message) -> None:
         obs = msg.body
-        marker = Path(self.params["marker"])
-        if (obs.get("episode") == self.params.get("stall_episode", "ep00001")
-                and obs.get("t") == int(self.params.get("stall_t", 1)) and not marker.exists()):
+        marker = Path(self.params.marker)
+        if (obs.get("episode") == self.params.stall_episode
+                and obs.get("t") == self.params.stall_t and not marker.exists()):
             marker.write_text(str(obs))
             await asyncio.Event().wait()  # hang until killed
         await super().decide(msg)

@@ -262,6 +262,6 @@ def test_preflight_stops_a_run_before_any_process_starts(tmp_path):
     """))
     res = launch("run", str(path), "--out", str(tmp_path / "run"), cwd=tmp_path)
     assert res.returncode == 2
-    assert "bad.yaml: node 'agent': cannot load json:JSONDecoder" in res.stderr
+    assert "bad.yaml:5:11: nodes[0].uses: node 'agent': cannot load json:JSONDecoder" in res.stderr
     assert "Traceback" not in res.stderr
     assert not (tmp_path / "run").exists()

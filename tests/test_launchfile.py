@@ -559,7 +559,7 @@ def test_list_bundled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "a.yaml").write_text("description: |\n  first line\n  more\nnodes: []\n")
     (tmp_path / "broken.yaml").write_text("description: [\n")
     (tmp_path / "notes.txt").write_text("ignored")
-    monkeypatch.setattr(launchfile, "bundled_dir", lambda: tmp_path)
+    monkeypatch.setattr(launchfile.finding, "bundled_dir", lambda: tmp_path)  # where list_bundled looks
     assert launchfile.list_bundled() == [
         ("a.yaml", "first line"), ("b.yaml", "second"), ("broken.yaml", "(unreadable)")]
 

@@ -14,10 +14,10 @@ import msgpack
 import numpy as np
 import pytest
 
+from kernel.launchfile import LaunchError, load
+from kernel.sdk.registry import load_node_class
 from kernel.sdk.testing import Harness, Probe
-from nodes.game.mqtt.bridge import MqttBridge
 from nodes.game.mqtt.codec import Codec, CodecError
-from nodes.game.mqtt.config import ParamError, parse
 from nodes.game.mqtt.mosquitto import Mosquitto, find_binary, free_port
 from nodes.game.mqtt.robot import Device, Rover
 from nodes.game.mqtt.rover import shortest_plan
@@ -88,29 +88,32 @@ def test_codecs_round_trip_bodies_and_arrays():
 
 @pytest.mark.parametrize("params, message", [
     ({"publish": {"cmd": "r/cmd"}, "codec": "jsn"},
-     "param codec: unknown value 'jsn'; allowed: json, msgpack, raw, text (did you mean 'json'?)"),
-    ({"publish": {"cmd": {"topic": "r/cmd", "qos": 3}}}, "param publish.cmd.qos: unknown value 3; allowed: 0, 1, 2"),
-    ({"publish": {"cmd": "r/+/cmd"}}, "param publish.cmd.topic: 'r/+/cmd' has a wildcard"),
-    ({"subscribe": {"r/#/x": "state"}}, "param subscribe.r/#/x: '#' must be a whole level and the last one"),
-    ({"subscribe": {"r/img": {"output": "img", "dtype": "uint8"}}}, "set codec: raw here"),
-    ({"hots": "x", "publish": {"cmd": "r/cmd"}}, "param hots: unknown key; allowed: host, port, client_id"),
+     "bridge.params.codec: unknown value 'jsn'; allowed: json, msgpack, raw, text (did you mean 'json'?)"),
+    ({"publish": {"cmd": {"topic": "r/cmd", "qos": 3}}}, "bridge.params.publish.cmd.qos: unknown value 3; allowed: 0, 1, 2"),
+    ({"publish": {"cmd": "r/+/cmd"}}, "bridge.params.publish.cmd.topic: 'r/+/cmd' has a wildcard"),
+    ({"subscribe": {"r/#/x": "state"}}, "bridge.params.subscribe: filter 'r/#/x': '#' must be a whole level and the last"),
+    ({"subscribe": {"r/img": {"output": "img", "dtype": "uint8"}}}, "set codec: raw there"),
+    ({"hots": "x", "publish": {"cmd": "r/cmd"}}, "bridge.params.hots: unknown key 'hots'; allowed: host, port, client_id"),
     ({"hots": "x", "publish": {"cmd": "r/cmd"}}, "(did you mean 'host'?)"),
-    ({"port": 70000, "publish": {"cmd": "r/cmd"}}, "param port: expected an integer from 1 to 65535, got 70000"),
-    ({}, "params publish and subscribe are both empty"),
+    ({"port": 70000, "publish": {"cmd": "r/cmd"}},
+     "bridge.params.port: must be less than or equal to 65535, got 70000; allowed: >= 1 and <= 65535"),
+    ({}, "bridge.params: publish and subscribe are both empty"),
 ])
-def test_bad_params_name_the_key_and_the_allowed_values(params, message):
-    with pytest.raises(ParamError) as err:
-        parse(params)
+def test_bad_params_name_the_key_and_the_allowed_values(tmp_path, params, message):
+    path = tmp_path / "bridge.yaml"
+    path.write_text(json.dumps({"nodes": [{"id": "bridge", "uses": "mqtt.bridge", "params": params}]}))
+    with pytest.raises(LaunchError) as err:
+        load(path, node_class=load_node_class)
     assert message in str(err.value)
-    assert MqttBridge.preflight(params) == [str(err.value)]
+    assert str(err.value).startswith(f"{path}:1:")  # where the value was written
 
 
 def test_a_bad_param_stops_the_launcher_before_any_process_starts():
     r = launch("validate", "robot_mqtt.yaml", "--set", "bridge.subscribe={rover1/state: {output: state, codec: xml}}")
     assert r.returncode == 2
     out = " ".join((r.stdout + r.stderr).split())
-    assert "node 'bridge': param subscribe.rover1/state.codec: unknown value 'xml'; allowed: json, msgpack, raw, text" \
-        in out
+    assert ("robot_mqtt.yaml: nodes.bridge.params.subscribe.rover1/state.codec: unknown value 'xml' "
+            "(from --set bridge.subscribe); allowed: json, msgpack, raw, text") in out
 
 
 # --- the bridge against a real broker --------------------------------------------------------

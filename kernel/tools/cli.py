@@ -8,7 +8,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -42,6 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     _file_args(p)
     p.add_argument("--format", choices=["text", "mermaid"], default="text")
     sub.add_parser("ls", help="list the bundled launch files")
+    p = sub.add_parser("describe", help="a node type's inputs, outputs, services and params")
+    p.add_argument("node", help="a registered node type (e.g. agent.llm, football.env) or module:Class")
 
     p = sub.add_parser("ctl", help="steer a running graph")
     p.add_argument("action", choices=["pause", "resume", "step", "stop", "status"])
@@ -61,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     try:
-        return _dispatch(args)
+        return COMMANDS[args.command](args)
     except (LaunchError, PreflightFailed, FileNotFoundError) as exc:
         console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         return 2
@@ -80,13 +82,18 @@ def _file_args(p: argparse.ArgumentParser) -> None:
 
 
 def _load(args: argparse.Namespace, *, check: bool = False) -> launchfile.LaunchFile:
-    lf = launchfile.load(launchfile.resolve_path(args.file), sets=args.sets, episodes=args.episodes)
-    if check:
-        from kernel.graph.preflight import problems
+    """The launch file of a command; with ``check`` also each node's params (against its ``Params``
+    model) and the nodes' own preflight checks, before any process starts."""
+    if not check:
+        return launchfile.load(launchfile.resolve_path(args.file), sets=args.sets, episodes=args.episodes)
+    from kernel.graph.preflight import problems
+    from kernel.sdk.registry import load_node_class
 
-        found = problems(lf)
-        if found:
-            raise PreflightFailed("\n".join(found))
+    lf = launchfile.load(launchfile.resolve_path(args.file), sets=args.sets, episodes=args.episodes,
+                         node_class=load_node_class)
+    found = problems(lf)
+    if found:
+        raise PreflightFailed("\n".join(found))
     return lf
 
 
@@ -94,72 +101,106 @@ class PreflightFailed(FramebusError):
     """The launch file is valid but cannot run here (e.g. a missing API key)."""
 
 
-def _dispatch(args: argparse.Namespace) -> int:
-    if args.command == "export":
-        from kernel.tools.export import export
+def _run(args: argparse.Namespace) -> int:
+    lf = _load(args, check=True)
+    if args.record:
+        from kernel.tools.record import with_recorder
 
-        return export(args.run, args.format, sys.stdout)
-    if args.command == "run":
-        lf = _load(args, check=True)
-        if args.record:
-            from kernel.tools.record import with_recorder
+        lf = with_recorder(lf)
+    logs.configure("kernel")
+    from kernel.graph import runner
 
-            lf = with_recorder(lf)
-        logs.configure("kernel")
-        from kernel.graph import runner
+    try:
+        import uvloop
 
-        try:
-            import uvloop
+        summary = uvloop.run(runner.run(lf, args.out, trace=args.trace, console=console,
+                                        backend=args.backend, address=args.address))
+    except ImportError:
+        summary = asyncio.run(runner.run(lf, args.out, trace=args.trace, console=console,
+                                         backend=args.backend, address=args.address))
+    _print_summary(summary)
+    # The run is over and written: like any command, wait for a paused reader (a pager, Ctrl-S) to
+    # take the last lines and the summary; a closed one (`| head`) ends the wait at once.
+    outlet.drain(console_s=None)
+    if args.json:
+        print(json.dumps(summary))
+    return runner.EXIT_CODES.get(summary["status"], 1)
 
-            summary = uvloop.run(runner.run(lf, args.out, trace=args.trace, console=console,
-                                            backend=args.backend, address=args.address))
-        except ImportError:
-            summary = asyncio.run(runner.run(lf, args.out, trace=args.trace, console=console,
-                                             backend=args.backend, address=args.address))
-        _print_summary(summary)
-        # The run is over and written: like any command, wait for a paused reader (a pager, Ctrl-S) to
-        # take the last lines and the summary; a closed one (`| head`) ends the wait at once.
-        outlet.drain(console_s=None)
-        if args.json:
-            print(json.dumps(summary))
-        return runner.EXIT_CODES.get(summary["status"], 1)
-    if args.command == "validate":
-        lf = _load(args, check=True)
-        print(lf.to_yaml(), end="")
-        console.print(f"[green]ok[/] {lf.source}: {len(lf.nodes)} nodes, {len(lf.edges())} edges")
-        return 0
-    if args.command == "graph":
-        from kernel.tools import graphview
 
-        lf = _load(args)
-        print(graphview.render_mermaid(lf) if args.format == "mermaid" else graphview.render_text(lf))
-        return 0
-    if args.command == "ls":
-        table = Table("launch file", "description")
-        for name, description in launchfile.list_bundled():
-            table.add_row(name, description)
-        Console().print(table)
-        return 0
-    if args.command == "ctl":
-        svc = {"status": "status"}.get(args.action, f"ctl.{args.action}")
-        reply = _call_kernel(args.run, svc, {"n": args.n})
+def _validate(args: argparse.Namespace) -> int:
+    lf = _load(args, check=True)
+    print(lf.to_yaml(), end="")
+    console.print(f"[green]ok[/] {lf.source}: {len(lf.nodes)} nodes, {len(lf.edges())} edges")
+    return 0
+
+
+def _graph(args: argparse.Namespace) -> int:
+    from kernel.tools import graphview
+
+    lf = _load(args)
+    print(graphview.render_mermaid(lf) if args.format == "mermaid" else graphview.render_text(lf))
+    return 0
+
+
+def _ls(args: argparse.Namespace) -> int:
+    table = Table("launch file", "description")
+    for name, description in launchfile.list_bundled():
+        table.add_row(name, description)
+    Console().print(table)
+    return 0
+
+
+def _describe(args: argparse.Namespace) -> int:
+    from kernel.tools.describe import describe
+
+    print(describe(args.node))
+    return 0
+
+
+def _ctl(args: argparse.Namespace) -> int:
+    svc = {"status": "status"}.get(args.action, f"ctl.{args.action}")
+    reply = _call_kernel(args.run, svc, {"n": args.n})
+    print(json.dumps(reply, indent=2))
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    reply = _call_kernel(args.run, "stats", {})
+    if args.json:
         print(json.dumps(reply, indent=2))
         return 0
-    if args.command == "stats":
-        reply = _call_kernel(args.run, "stats", {})
-        if args.json:
-            print(json.dumps(reply, indent=2))
-        else:
-            table = Table("edge", "policy", "sent", "received", "dropped", "queued")
-            for e in reply["edges"]:
-                table.add_row(e["edge"], e["policy"], *(str(e[k]) for k in ("sent", "received", "dropped", "queued")))
-            Console().print(table)
-            if reply.get("decode_errors"):
-                Console().print(f"malformed messages dropped: {reply['decode_errors']}")
-        return 0
-    if args.command in ("replay", "report"):
-        return args.handler(args)
-    raise AssertionError(args.command)
+    table = Table("edge", "policy", "sent", "received", "dropped", "queued")
+    for e in reply["edges"]:
+        table.add_row(e["edge"], e["policy"], *(str(e[k]) for k in ("sent", "received", "dropped", "queued")))
+    Console().print(table)
+    if reply.get("decode_errors"):
+        Console().print(f"malformed messages dropped: {reply['decode_errors']}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from kernel.tools.export import export
+
+    return export(args.run, args.format, sys.stdout)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from kernel.tools import replay
+
+    return replay.command(args)
+
+
+def _report(args: argparse.Namespace) -> int:
+    from kernel.tools import report
+
+    return report.command(args)
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "run": _run, "validate": _validate, "graph": _graph, "ls": _ls, "describe": _describe, "ctl": _ctl,
+    "stats": _stats, "export": _export, "replay": _replay, "report": _report,
+}
+"""Every ``launch`` command and the function that carries it out."""
 
 
 def _find_run(which: str | None) -> dict[str, Any]:

@@ -18,11 +18,12 @@ import os
 import stat
 import string
 import sys
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 import numpy as np
+from pydantic import Field
 
-from kernel.sdk.node import Message, Node, on_input
+from kernel.sdk.node import Message, Node, NodeParams, on_input
 
 STOP = {"stop": True, "reason": "the player gave up"}
 _DIRECTIONS = {"left": ("left",), "right": ("right",), "up": ("up", "top"), "down": ("down", "bottom")}
@@ -55,18 +56,24 @@ def typed_action(line: str, actions: list[str], idle: str | None) -> Any:
     return None
 
 
+class HumanParams(NodeParams):
+    mode: Literal["window", "terminal"] = Field("window", description="play in a pygame window or in the terminal")
+    scale: float = Field(1.0, gt=0, description="window zoom (1: frames as sent)")
+    keys: dict[str, Any] = Field(default_factory=dict, description="extra key bindings: pygame key name -> action")
+    input: str | None = Field(None, description="terminal mode: a file or FIFO to read commands from (default "
+                              "the controlling terminal)")
+
+
 class HumanPlayer(Node):
-    """Params: ``mode`` (window|terminal), ``scale`` (window zoom, default 1: frames as sent),
-    ``keys`` (extra key bindings), ``input`` (terminal mode: a file or FIFO to read commands from;
-    default the controlling terminal)."""
+    """A person plays: frames in a window (or text in a terminal), actions from the keyboard."""
 
     inputs = ("obs",)
     outputs = ("action",)
+    Params = HumanParams
+    params: HumanParams
 
     async def setup(self) -> None:
-        self.mode = self.params.get("mode", "window")
-        if self.mode not in ("window", "terminal"):
-            raise ValueError(f"param mode must be window or terminal, got {self.mode!r}")
+        self.mode = self.params.mode
         if self.mode == "window":
             os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
             import pygame
@@ -77,10 +84,10 @@ class HumanPlayer(Node):
             pygame.display.set_caption(f"framebus: {self.id}")
             self.screen = pygame.display.set_mode((640, 480))
             self.font = pygame.font.Font(None, 22)
-            self.extra_keys = {pygame.key.key_code(k): v for k, v in (self.params.get("keys") or {}).items()}
+            self.extra_keys = {pygame.key.key_code(k): v for k, v in self.params.keys.items()}
         else:
             self.reader = asyncio.StreamReader()
-            source = self.params.get("input") or ("/dev/tty" if os.path.exists("/dev/tty") else None)
+            source = self.params.input or ("/dev/tty" if os.path.exists("/dev/tty") else None)
             self._input: TextIO = open(source) if source else sys.stdin  # noqa: SIM115 - closed in teardown
             if stat.S_ISREG(os.fstat(self._input.fileno()).st_mode):  # a script of commands: read it whole
                 self.reader.feed_data(self._input.read().encode())
@@ -115,7 +122,7 @@ class HumanPlayer(Node):
         if frame is not None:
             image = np.ascontiguousarray(np.asarray(frame, dtype=np.uint8)[..., :3])
             surface = pg.image.frombuffer(image.tobytes(), (image.shape[1], image.shape[0]), "RGB")
-            scale = float(self.params.get("scale", 1))
+            scale = self.params.scale
             if scale != 1:
                 surface = pg.transform.scale(surface, (int(image.shape[1] * scale), int(image.shape[0] * scale)))
         else:

@@ -11,86 +11,106 @@ from __future__ import annotations
 import random
 import zlib
 from collections import Counter
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, field_validator
 
 from kernel.bus import tracing
-from kernel.sdk.node import Message, Node, RemoteError, RequestTimeout, on_input
+from kernel.sdk.node import Message, Node, NodeParams, RemoteError, RequestTimeout, on_input
 from nodes.agent.memory import ALL, ChatMemory, Turn, window
 from nodes.agent.parsers import get_parser
 from nodes.agent.records import StepRecords, printable
 from nodes.agent.templates import Template, fields_of, load_template
 
-POLICIES = ("skip", "idle", "random", "end")
 STOP = {"stop": True}
 
 
-class LLMAgent(Node):
-    """Params (launch file), all optional:
+Window = Annotated[int, Field(ge=0)] | Literal["all"]
 
-    * ``model`` (``model``): the id of the model node to ask;
-    * ``template``: a bundled template name or a YAML path; default: the observation's ``env``
-      family (``kidgym/CL`` -> ``kidgym``);
-    * ``planning``: ``online`` (a call per step) or ``global`` (one call on the first observation
-      returns the whole action sequence, played one per step, then the agent stops the episode);
-    * ``am`` / ``om``: action and observation memory windows (ints or ``all``); ``history: false``
-      means no memory at all; an observation with ``memory: true`` (a memory task) keeps all of
-      both unless they are set here;
-    * ``cot``, ``icl``: chain-of-thought and in-context example switches;
-    * ``images``: ``auto`` (send frames when the observation has them), ``true`` or ``false``
-      (text renderings only: the embedded model is text-only);
-    * ``regenerate`` (2): extra calls after an unparsable reply; ``parser``: another parser than
-      the template's (``first_mention`` suits small models that will not keep to a format);
-    * ``on_invalid``: ``skip`` (no action this step), ``idle`` (the environment's idle action),
-      ``random`` (a random action once ``invalid_after`` replies in a row were unusable; skip
-      before that) or ``end`` (stop the episode after ``invalid_after`` in a row);
-    * ``sampling``: per-request sampling params for the model node; ``system_role`` (true): put
-      the rules in a system message, or (false) in the first user turn for models without one;
-    * ``ife_share`` (0.9), ``ife_min_steps`` (10): the instruction-following-error flag.
-    """
+
+class LLMParams(NodeParams):
+    model: str = Field("model", description="the id of the model node to ask (its chat service)")
+    template: str | None = Field(None, description="a bundled prompt template name or a YAML path; default: the "
+                                 "observation's env family (kidgym/CL -> kidgym)")
+    planning: Literal["online", "global"] = Field(
+        "online", description="online: a model call per step; global: one call on the first observation returns "
+        "the whole action sequence, played one per step, then the agent stops the episode")
+    history: bool = Field(True, description="false: no memory at all (am 0, om 1)")
+    am: Window | None = Field(None, description="action memory window (past actions shown); default the "
+                              "template's, else 5; all for a memory task")
+    om: Window | None = Field(None, description="observation memory window; default the template's, else 1; "
+                              "all for a memory task")
+    cot: bool = Field(True, description="ask for chain-of-thought before the action")
+    icl: bool = Field(False, description="include the template's in-context examples")
+    images: bool | Literal["auto"] = Field("auto", description="send frames: auto (when the observation has "
+                                           "them), true, or false (text renderings only)")
+    regenerate: int = Field(2, ge=0, description="extra model calls after an unparsable reply")
+    parser: str | None = Field(None, description="another action parser than the template's (first_mention "
+                               "suits small models that will not keep to a format)")
+    on_invalid: Literal["skip", "idle", "random", "end"] = Field(
+        "skip", description="after an unusable reply: skip (no action), idle (the environment's idle action), "
+        "random (once invalid_after in a row were unusable) or end (stop the episode after invalid_after)")
+    invalid_after: int = Field(3, ge=1, description="unusable replies in a row before random/end apply")
+    sampling: dict[str, Any] = Field(default_factory=dict, description="per-request sampling params for the "
+                                     "model node (temperature, max_tokens, ...)")
+    model_timeout_s: float = Field(600.0, gt=0, description="seconds to wait for one model reply")
+    system_role: bool = Field(True, description="put the rules in a system message; false: in the first user "
+                              "turn, for models without a system role")
+    ife_share: float = Field(0.9, ge=0, le=1, description="share of invalid replies that flags an "
+                             "instruction-following error")
+    ife_min_steps: int = Field(10, ge=0, description="steps an episode needs before the IFE flag applies")
+
+    @field_validator("parser")
+    @classmethod
+    def _known_parser(cls, name: str | None) -> str | None:
+        if name is not None:
+            get_parser(name)  # ValueError naming the allowed parsers
+        return name
+
+
+class LLMAgent(Node):
+    """Plays any environment pack through a model node: observation -> prompt (a template per
+    environment family) -> the model node's ``chat`` service -> parsed action."""
 
     inputs = ("obs",)
     outputs = ("action",)
+    Params = LLMParams
+    params: LLMParams
 
     async def setup(self) -> None:
         p = self.params
-        self.model_id: str = p.get("model", "model")
-        self.planning: str = p.get("planning", "online")
-        if self.planning not in ("online", "global"):
-            raise ValueError(f"param planning must be online or global, got {self.planning!r}")
-        self.policy: str = p.get("on_invalid", "skip")
-        if self.policy not in POLICIES:
-            raise ValueError(f"param on_invalid must be one of {', '.join(POLICIES)}, got {self.policy!r}")
-        self.invalid_after = int(p.get("invalid_after", 3))
-        self.sampling: dict[str, Any] = dict(p.get("sampling") or {})
-        self.timeout = float(p.get("model_timeout_s", 600.0))
-        self.ife_share = float(p.get("ife_share", 0.9))
-        self.ife_min_steps = int(p.get("ife_min_steps", 10))
-        self.template: Template | None = load_template(p["template"]) if p.get("template") else None
-        if p.get("parser"):
-            get_parser(p["parser"])  # an unknown name fails here, at start-up, with the allowed ones
+        self.model_id: str = p.model
+        self.planning: str = p.planning
+        self.policy: str = p.on_invalid
+        self.invalid_after = p.invalid_after
+        self.sampling: dict[str, Any] = dict(p.sampling)
+        self.timeout = p.model_timeout_s
+        self.ife_share = p.ife_share
+        self.ife_min_steps = p.ife_min_steps
+        self.template: Template | None = load_template(p.template) if p.template else None
         self.records = StepRecords(self.run_dir, self.id)
         # copies of a replica group (agent-0, agent-1, ...) report under one name, so episodes compare
-        replica = p.get("replica")
-        self.metric_prefix = self.id.removesuffix(f"-{replica}") if replica is not None else self.id
+        self.metric_prefix = self.id.removesuffix(f"-{p.replica}") if p.replica is not None else self.id
         self.episode: str | None = None
 
     async def teardown(self) -> None:
         self.records.close()
 
     def _setting(self, key: str, default: Any) -> Any:
-        if key in self.params:
-            return self.params[key]
+        """A param the launch file set, else the template's wish, else ``default``."""
+        if key in self.params.model_fields_set:
+            return getattr(self.params, key)
         assert self.template is not None
         return self.template.defaults.get(key, default)
 
     def _new_episode(self, obs: dict[str, Any]) -> None:
-        if self.template is None or (not self.params.get("template") and self.template.name != _family(obs)):
+        if self.template is None or (not self.params.template and self.template.name != _family(obs)):
             self.template = load_template(_family(obs))
         memory_task = bool(obs.get("memory"))
         history = self._setting("history", True)
         am = window(self._setting("am", ALL if memory_task else 5), "am") if history else 0
         om = window(self._setting("om", ALL if memory_task else 1), "om") if history else 1
-        if memory_task and "am" not in self.params:
+        if memory_task and "am" not in self.params.model_fields_set:
             am = om = ALL
         images = self._setting("images", "auto")
         self.images = bool(obs.get("frame") is not None) if images == "auto" else bool(images)
@@ -139,7 +159,7 @@ class LLMAgent(Node):
         frames = [f for f in (*(obs.get("frames") or ()), obs.get("frame")) if f is not None]
         self.memory.add(Turn(prompt=prompt, text=str(obs.get("text", "")), frames=frames))
         head = self._head(obs, mode)
-        parser = get_parser(self.params["parser"]) if self.params.get("parser") else tpl.parser(mode)
+        parser = get_parser(self.params.parser) if self.params.parser else tpl.parser(mode)
         allowed = [str(a) for a in obs.get("actions") or []]
         retry: list[tuple[str, str]] = []
         usage = {"prompt_tokens": 0, "completion_tokens": 0}
@@ -194,7 +214,7 @@ class LLMAgent(Node):
         if self.icl and tpl.icl:
             parts.append(tpl.render("icl", tpl.icl, fields))
         text = "\n\n".join(p.strip() for p in parts if p and p.strip())
-        if self.params.get("system_role", True):
+        if self.params.system_role:
             return [{"role": "system", "content": text}]
         return [{"role": "user", "content": text}, {"role": "assistant", "content": "Understood."}]
 

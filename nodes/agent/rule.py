@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import asyncio
 
-from kernel.sdk.node import Message, Node, on_input
+from pydantic import Field
+
+from kernel.sdk.node import Message, Node, NodeParams, on_input
+
+
+class HelloAgentParams(NodeParams):
+    think_s: float = Field(0.0, ge=0, description="seconds to think before each action (to watch lockstep "
+                           "hold the world)")
 
 
 class HelloAgent(Node):
@@ -12,10 +19,12 @@ class HelloAgent(Node):
 
     inputs = ("obs",)
     outputs = ("action",)
+    Params = HelloAgentParams
+    params: HelloAgentParams
 
     @on_input("obs")
     async def decide(self, msg: Message) -> None:
-        think = float(self.params.get("think_s", 0.0))
+        think = self.params.think_s
         if think:
             await asyncio.sleep(think)
         obs = msg.body

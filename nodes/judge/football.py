@@ -22,9 +22,11 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from kernel.sdk.node import Message, Node, on_input
+from pydantic import Field
+
+from kernel.sdk.node import Message, Node, NodeParams, on_input
 from nodes.game.football.raw_state import State, mirror
 from nodes.game.football.scenarios import load_magebench, mini_subset
 from nodes.judge.football_paper import SCORES, SETS, SOURCE, paper_set
@@ -210,6 +212,13 @@ class ShapedReward:
         self.finished = True
 
 
+class FootballJudgeParams(NodeParams):
+    variant: Literal["code", "paper"] = Field("code", description="the reward weights: the released code's "
+                                              "(code) or the paper's (paper)")
+    agent: str | None = Field(None, description="the seat to score (an agent id); default the first seat on the "
+                              "left team, else the first seat")
+
+
 class FootballJudge(Node):
     """Scores each episode from the football environment's step stream and ends it.
 
@@ -221,16 +230,18 @@ class FootballJudge(Node):
     (:func:`summary`)."""
 
     inputs = ("step",)
+    Params = FootballJudgeParams
+    params: FootballJudgeParams
 
     async def setup(self) -> None:
-        self.variant = str(self.params.get("variant", "code"))
+        self.variant = self.params.variant
         ShapedReward(self.variant)  # validates the variant before the run starts
         self.rewards: dict[str, ShapedReward] = {}
         self.sums: dict[str, list[float]] = defaultdict(list)
 
     def _seat(self, info: dict[str, Any]) -> dict[str, Any] | None:
         seats = info.get("seats") or []
-        wanted = self.params.get("agent")
+        wanted = self.params.agent
         if wanted:
             for s in seats:
                 if s["agent"] == wanted:

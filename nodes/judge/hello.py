@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from kernel.sdk.node import Message, Node, on_input
+from kernel.sdk.node import Message, Node, NodeParams, on_input
 
 
 class HelloJudge(Node):
     """Success is reaching the target; the score rewards reaching it in few steps."""
 
     inputs = ("step",)
+    Params = NodeParams  # none: a misspelt key is an error, not ignored
 
     @on_input("step")
     async def score(self, msg: Message) -> None:

@@ -7,28 +7,36 @@ random and human baselines beside them, and, when ``paper_model`` names a model 
 with ``paper_mode: cot`` / ``icl``), that model's published rate; plus the capability scores
 (App. D) once a capability's tasks have been played at all three levels.
 
-Params: ``paper_model`` (e.g. ``GPT-4o``), ``paper_mode`` (``zero-shot``, ``cot`` or ``icl``).
 Summary sections of one name from several nodes are added up by the kernel, so a graph should
 have a single KidGym judge.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from kernel.sdk.node import Message, Node, RemoteError, RequestTimeout, on_input
-from nodes.game.kidgym.paper import CAPABILITY, HUMAN, MODES, RANDOM, find_model, paper_rate
+from pydantic import Field
+
+from kernel.sdk.node import Message, Node, NodeParams, RemoteError, RequestTimeout, on_input
+from nodes.game.kidgym.paper import CAPABILITY, HUMAN, RANDOM, find_model, paper_rate
 from nodes.game.kidgym.scoring import capability_scores
+
+
+class KidGymJudgeParams(NodeParams):
+    paper_model: str | None = Field(None, description="a model of the paper's Table 2 (e.g. GPT-4o) whose "
+                                    "published rates are printed beside ours")
+    paper_mode: Literal["zero-shot", "cot", "icl"] = Field("zero-shot", description="which of the paper's "
+                                                            "tables paper_model is read from")
 
 
 class KidGymJudge(Node):
     inputs = ("step",)
+    Params = KidGymJudgeParams
+    params: KidGymJudgeParams
 
     async def setup(self) -> None:
-        self.paper_model: str | None = self.params.get("paper_model")
-        self.paper_mode = str(self.params.get("paper_mode", "zero-shot")).lower()
-        if self.paper_mode not in MODES:
-            raise ValueError(f"param paper_mode must be one of {', '.join(MODES)}, got {self.paper_mode!r}")
+        self.paper_model = self.params.paper_model
+        self.paper_mode = self.params.paper_mode
         self.counts: dict[str, list[int]] = {}  # "CL-L1" -> [episodes, successes]
         self.summarize("kidgym", self.summary())
 

@@ -11,23 +11,31 @@ Summary sections of several nodes are added together, so a graph should have one
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from kernel.sdk.node import Message, Node, on_input
+from pydantic import Field
+
+from kernel.sdk.node import Message, Node, NodeParams, on_input
 from nodes.game.sokoban.scoring import ScoreTracker
 from nodes.game.sokoban.tiers import PAPER_BASELINES, TIERS
 
 
+class SokobanJudgeParams(NodeParams):
+    set: Literal["mini", "full"] | None = Field(None, description="which paper baselines to print beside ours "
+                                                "(default: the set the environment says it plays)")
+
+
 class SokobanJudge(Node):
-    """Params: ``set`` (``mini`` or ``full``), only to pick which paper baselines to print beside
-    ours (default: the set the environment says it plays)."""
+    """Scores each Sokoban episode from the environment's step stream, beside the paper's baselines."""
 
     inputs = ("step",)
+    Params = SokobanJudgeParams
+    params: SokobanJudgeParams
 
     async def setup(self) -> None:
         self.trackers: dict[str, ScoreTracker] = {}
         self.totals: dict[str, dict[str, float]] = {}
-        self.set_name: str | None = self.params.get("set")
+        self.set_name: str | None = self.params.set
 
     @on_input("step")
     async def judge(self, msg: Message) -> None:

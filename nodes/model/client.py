@@ -16,13 +16,14 @@ import os
 import random
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import openai
 from openai import AsyncOpenAI
+from pydantic import BaseModel, ConfigDict, Field
 
 from kernel.bus import tracing
-from kernel.sdk.node import Node, service
+from kernel.sdk.node import Node, NodeParams, service
 from nodes.model.cache import ResponseCache, request_key
 from nodes.model.images import openai_messages
 
@@ -40,58 +41,80 @@ class ModelFailed(RuntimeError):
     """The model could not answer after the allowed retries (or refused the request)."""
 
 
-class ChatModel(Node):
-    """Params (launch file):
+class Prices(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
-    * ``model``: the served model name; ``base_url``: the API root (default OpenAI's);
-    * ``api_key_env``: the environment variable that holds the key (``none`` for local servers);
-    * ``sampling``: e.g. ``{temperature: 0, max_tokens: 512}``, overridable per request;
-    * ``max_retries`` (4), ``backoff_s`` (0.5), ``max_backoff_s`` (20), ``timeout_s`` (120),
-      ``max_concurrency`` (8): fault handling and the per-node limit on requests in flight;
-    * ``vision`` (true), ``image_format`` (png|jpeg), ``image_long_edge``: how frames are sent;
-    * ``prices``: ``{prompt_per_1m: USD, completion_per_1m: USD}`` for cost accounting;
-    * ``cache`` (false) and ``cache_path``: the response cache;
-    * ``serve``: start and supervise a local server first (see nodes.model.server).
-    """
+    prompt_per_1m: float = Field(0.0, ge=0, description="USD per million prompt tokens")
+    completion_per_1m: float = Field(0.0, ge=0, description="USD per million completion tokens")
+
+
+class ChatModelParams(NodeParams):
+    model: str = Field("gpt-4o", description="the served model name")
+    base_url: str | None = Field(None, description="the API root (default OpenAI's)")
+    api_key_env: str = Field("OPENAI_API_KEY", description="the environment variable that holds the key "
+                             f"({NO_KEY} for local servers that need none)")
+    sampling: dict[str, Any] = Field(default_factory=dict, description="e.g. {temperature: 0, max_tokens: 512}; "
+                                     "a request may override each")
+    max_retries: int = Field(4, ge=0, description="retries of a failed or garbled call")
+    backoff_s: float = Field(0.5, ge=0, description="first wait between retries (doubles, with jitter)")
+    max_backoff_s: float = Field(20.0, ge=0, description="longest wait between retries")
+    timeout_s: float = Field(120.0, gt=0, description="seconds one call may take")
+    max_concurrency: int = Field(8, ge=1, description="requests in flight at once from this node")
+    vision: bool = Field(True, description="send frames as images (false: the text renderings only)")
+    image_format: Literal["png", "jpeg"] = Field("png", description="how frames are encoded")
+    image_long_edge: int | None = Field(None, ge=1, description="downscale frames to this long edge (pixels)")
+    prices: Prices = Field(default_factory=Prices, description="for cost accounting: {prompt_per_1m, "
+                           "completion_per_1m} in USD")
+    cache: bool = Field(False, description="answer repeated requests from the response cache")
+    cache_path: str | None = Field(None, description="the cache's SQLite file (default "
+                                   "~/.cache/framebus/responses.sqlite)")
+    serve: dict[str, Any] | None = Field(None, description="start and supervise a local server first (see "
+                                         "nodes.model.server)")
+
+
+class ChatModel(Node):
+    """A model behind the OpenAI chat-completions API (OpenAI, a vLLM server, the embedded CPU model)
+    as the ``chat`` service, with retries, a concurrency limit, cost accounting and a response cache."""
+
+    Params = ChatModelParams
+    params: ChatModelParams
 
     @classmethod
-    def preflight(cls, params: dict[str, Any]) -> list[str]:
-        env = params.get("api_key_env", "OPENAI_API_KEY")
-        if env != NO_KEY and not params.get("serve") and not os.environ.get(env):
-            return [f"environment variable {env} is not set; the model {params.get('model', '?')!r} needs its "
+    def preflight(cls, params: ChatModelParams) -> list[str]:
+        env = params.api_key_env
+        if env != NO_KEY and not params.serve and not os.environ.get(env):
+            return [f"environment variable {env} is not set; the model {params.model!r} needs its "
                     f"API key there (or set api_key_env: none for a local server)"]
         return []
 
     async def setup(self) -> None:
         p = self.params
-        self.model: str = p.get("model", "gpt-4o")
-        self.sampling: dict[str, Any] = dict(p.get("sampling") or {})
-        self.max_retries = int(p.get("max_retries", 4))
-        self.backoff_s = float(p.get("backoff_s", 0.5))
-        self.max_backoff_s = float(p.get("max_backoff_s", 20.0))
-        self.vision = bool(p.get("vision", True))
-        self.image_format = p.get("image_format", "png")
-        self.image_long_edge = p.get("image_long_edge")
-        prices = p.get("prices") or {}
-        self.price_in = float(prices.get("prompt_per_1m", 0.0)) / 1e6
-        self.price_out = float(prices.get("completion_per_1m", 0.0)) / 1e6
-        self.limit = asyncio.Semaphore(int(p.get("max_concurrency", 8)))
+        self.model: str = p.model
+        self.sampling: dict[str, Any] = dict(p.sampling)
+        self.max_retries = p.max_retries
+        self.backoff_s = p.backoff_s
+        self.max_backoff_s = p.max_backoff_s
+        self.vision = p.vision
+        self.image_format = p.image_format
+        self.image_long_edge = p.image_long_edge
+        self.price_in = p.prices.prompt_per_1m / 1e6
+        self.price_out = p.prices.completion_per_1m / 1e6
+        self.limit = asyncio.Semaphore(p.max_concurrency)
         self.server = None
-        base_url = p.get("base_url")
-        if p.get("serve"):
+        base_url = p.base_url
+        if p.serve:
             from nodes.model.server import ManagedServer
 
-            self.server = ManagedServer(dict(p["serve"]), log=self.log, on_event=self._server_event)
+            self.server = ManagedServer(dict(p.serve), log=self.log, on_event=self._server_event)
             base_url = await self.server.start()
             self.model = self.server.served_name
-        env = p.get("api_key_env", "OPENAI_API_KEY")
+        env = p.api_key_env
         key = "unused" if env == NO_KEY or self.server else os.environ.get(env)
         if not key:
             raise RuntimeError(f"environment variable {env} is not set")
-        self.client = AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0,
-                                  timeout=float(p.get("timeout_s", 120.0)))
-        self.cache = ResponseCache(Path(p.get("cache_path") or Path.home() / ".cache/framebus/responses.sqlite")) \
-            if p.get("cache") else None
+        self.client = AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=p.timeout_s)
+        self.cache = ResponseCache(Path(p.cache_path or Path.home() / ".cache/framebus/responses.sqlite")) \
+            if p.cache else None
         self.totals = _Usage()
         self.per_episode: dict[str, _Usage] = {}
         self._publish_totals()

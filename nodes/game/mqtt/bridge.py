@@ -21,7 +21,7 @@ import aiomqtt
 
 from kernel.sdk.node import Node, service
 from nodes.game.mqtt.codec import CodecError
-from nodes.game.mqtt.config import BridgeConfig, ParamError, PublishRoute, SubscribeRoute, declared_ports, parse
+from nodes.game.mqtt.config import BridgeConfig, BridgeParams, PublishRoute, SubscribeRoute, declared_ports, routes
 
 
 @dataclass(frozen=True)
@@ -61,22 +61,18 @@ class Outbox:
 
 
 class MqttBridge(Node):
-    """Params: see nodes.game.mqtt.config. Services: ``stats`` (connection state and counters).
-    Its inputs and outputs are the ``publish`` and ``subscribe`` routes of its params."""
+    """Forwards bus outputs to MQTT topics and MQTT messages to bus outputs. Its inputs and outputs
+    are the ``publish`` and ``subscribe`` mappings of its params; service ``stats``: connection state
+    and counters."""
 
-    def ports(self, params: dict[str, Any]) -> tuple[Sequence[str], Sequence[str]]:
+    Params = BridgeParams
+    params: BridgeParams
+
+    def ports(self, params: BridgeParams) -> tuple[Sequence[str], Sequence[str]]:
         return declared_ports(params)
 
-    @classmethod
-    def preflight(cls, params: dict[str, Any]) -> list[str]:
-        try:
-            parse(params)
-        except ParamError as exc:
-            return [str(exc)]
-        return []
-
     async def setup(self) -> None:
-        self.cfg: BridgeConfig = parse(self.params, self.id)
+        self.cfg: BridgeConfig = routes(self.params, self.id)
         self.outbox = Outbox(self.cfg.outbox)
         self.connected = False
         self.connections = 0

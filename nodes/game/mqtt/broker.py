@@ -7,9 +7,7 @@ with the kernel before the run starts, and neither mosquitto nor a device does. 
 and owns their lifetimes: it reports ready only once the broker accepts connections, and stops
 them when the graph stops (they also die with it if it is killed).
 
-Params: ``port`` (1883), ``host`` (127.0.0.1; loopback only), ``binary`` (mosquitto from PATH or
-/usr/sbin), ``devices``: a list of commands (lists of strings) in which ``{python}``, ``{host}``
-and ``{port}`` are replaced by this interpreter and the broker's address.
+Params: see ``BrokerParams`` (``launch describe mqtt.broker``).
 """
 
 from __future__ import annotations
@@ -19,49 +17,66 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+
+from pydantic import Field, field_validator
 
 from kernel.graph.supervisor import die_with_parent
-from kernel.sdk.node import Node
+from kernel.sdk.node import Node, NodeParams
 from nodes.game.mqtt.mosquitto import Mosquitto, find_binary, is_loopback
+
+
+class BrokerParams(NodeParams):
+    port: int = Field(1883, ge=1, le=65535, description="the broker's port")
+    host: str = Field("127.0.0.1", description="the address to bind; loopback only (the broker allows "
+                      "anonymous clients)")
+    binary: str | None = Field(None, description="the mosquitto program (default: from PATH or /usr/sbin)")
+    devices: list[list[str | int]] = Field(default_factory=list, description="device programs to start, each a "
+                                           "command list in which {python}, {host} and {port} are filled in")
+
+    @field_validator("host")
+    @classmethod
+    def _loopback(cls, host: str) -> str:
+        if not is_loopback(host):
+            raise ValueError(f"{host!r} is not a loopback address; the local broker allows anonymous clients, "
+                             "so it binds 127.0.0.1 only")
+        return host
+
+    @field_validator("devices")
+    @classmethod
+    def _commands(cls, devices: list[list[str | int]]) -> list[list[str | int]]:
+        if not all(devices):
+            raise ValueError("a device command is empty; e.g. ['{python}', '-m', 'nodes.game.mqtt.robot', "
+                             "'--port', '{port}']")
+        return devices
 
 
 class LocalBroker(Node):
     """No ports: it only hosts the broker and the simulated devices for the rest of the graph."""
 
+    Params = BrokerParams
+    params: BrokerParams
+
     @classmethod
-    def preflight(cls, params: dict[str, Any]) -> list[str]:
-        problems = []
-        if find_binary(params.get("binary")) is None:
-            problems.append(f"mosquitto not found ({params.get('binary') or 'PATH, /usr/sbin'}); install it "
-                            f"with `apt-get install mosquitto`, or remove this node and point the bridge at a broker")
-        if not is_loopback(str(params.get("host", "127.0.0.1"))):
-            problems.append(f"param host: {params.get('host')!r} is not a loopback address; the local broker "
-                            f"allows anonymous clients, so it binds 127.0.0.1 only")
-        port = params.get("port", 1883)
-        if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
-            problems.append(f"param port: expected an integer from 1 to 65535, got {port!r}")
-        devices = params.get("devices") or []
-        if not isinstance(devices, list) or not all(
-                isinstance(d, list) and d and all(isinstance(a, (str, int)) for a in d) for d in devices):
-            problems.append("param devices: expected a list of commands, each a list of strings, e.g. "
-                            "[['{python}', '-m', 'nodes.game.mqtt.robot', '--port', '{port}']]")
-        return problems
+    def preflight(cls, params: BrokerParams) -> list[str]:
+        if find_binary(params.binary) is None:
+            return [f"mosquitto not found ({params.binary or 'PATH, /usr/sbin'}); install it with `apt-get "
+                    "install mosquitto`, or remove this node and point the bridge at a broker"]
+        return []
 
     async def setup(self) -> None:
         problems = self.preflight(self.params)
         if problems:
             raise ValueError("; ".join(problems))
-        host, port = str(self.params.get("host", "127.0.0.1")), int(self.params.get("port", 1883))
+        host, port = self.params.host, self.params.port
         logs = self.run_dir / "logs" if self.run_dir else Path(tempfile.mkdtemp(prefix="fb-broker-"))
-        self.broker = Mosquitto(port, host=host, binary=self.params.get("binary"),
+        self.broker = Mosquitto(port, host=host, binary=self.params.binary,
                                 log_path=logs / f"{self.id}-mosquitto.log")
         self.devices: list[subprocess.Popen[bytes]] = []
         self.broker.start()
         await self.broker.wait_ready()
         self.log.info(f"mosquitto is listening on {self.broker.address}", log=str(self.broker.log_path))
         values = {"python": sys.executable, "host": host, "port": str(port)}
-        for command in self.params.get("devices") or []:
+        for command in self.params.devices:
             argv = [_fill(str(arg), values) for arg in command]
             self.devices.append(subprocess.Popen(argv, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent))
             self.log.info("started a device", argv=argv, pid=self.devices[-1].pid)

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import msgpack
 import numpy as np
 
-CODECS = ("json", "msgpack", "raw", "text")
+CodecName = Literal["json", "msgpack", "raw", "text"]
 NDARRAY_KEY = "__ndarray__"
 _NDARRAY_KEYS = {NDARRAY_KEY, "dtype", "shape", "data"}
 _PLAIN_KINDS = "biufc"  # bool, int, uint, float, complex: what can be rebuilt from bytes alone

@@ -1,0 +1,219 @@
+"""Node entries: short forms normalised, ids indexed (also inside replica groups) and entries of
+included files merged field by field."""
+
+from __future__ import annotations
+
+import shlex
+from typing import NamedTuple
+
+from kernel.launchfile.errors import closest
+from kernel.launchfile.tree import ID_PATTERN, ID_RE, Y, child_path, describe_value, err
+
+_GROUP_KEYS = ["group", "replicas", "nodes"]
+_INPUT_KEYS = ["from", "policy", "size"]
+
+
+def is_group(entry: Y) -> bool:
+    return entry.is_map and "group" in entry.value and "id" not in entry.value
+
+
+def normalise_entries(nodes: Y) -> None:
+    if not nodes.is_list:
+        raise err(nodes, "expected a list of nodes")
+    for entry in nodes.value:
+        if is_group(entry):
+            _normalise_group(entry)
+        else:
+            _normalise_node(entry)
+
+
+def _normalise_group(entry: Y) -> None:
+    for key, child in entry.value.items():
+        if key not in _GROUP_KEYS:
+            raise err(child, f"unknown key '{key}' in a replica group", key=True,
+                       allowed=_GROUP_KEYS, suggestion=closest(key, _GROUP_KEYS))
+    name = entry.value["group"]
+    if not isinstance(name.value, str) or not ID_RE.match(name.value):
+        raise err(name, f"invalid group name {name.value!r}; names match {ID_PATTERN}")
+    replicas = entry.get("replicas")
+    if replicas is not None and (not isinstance(replicas.value, int)
+                                 or isinstance(replicas.value, bool) or replicas.value < 1):
+        raise err(replicas, f"expected a whole number >= 1, got {describe_value(replicas.value)}")
+    members = entry.get("nodes")
+    if members is None or not members.is_list or not members.value:
+        raise err(members or entry, "a replica group needs a non-empty 'nodes' list",
+                   path=child_path(entry.path, "nodes"))
+    for member in members.value:
+        if is_group(member):
+            raise err(member, "replica groups cannot be nested")
+        _normalise_node(member)
+
+
+def _normalise_node(entry: Y) -> None:
+    """Bring short forms into the resolved shape, so merging works field by field."""
+    if not entry.is_map:
+        raise err(entry, "expected a mapping describing a node (with 'id') "
+                          "or a replica group (with 'group')")
+    node_id = entry.get("id")
+    if node_id is None:
+        raise err(entry, "a node needs an 'id'", path=child_path(entry.path, "id"))
+    if not isinstance(node_id.value, str) or not ID_RE.match(node_id.value):
+        raise err(node_id, f"invalid node id {node_id.value!r}; ids match {ID_PATTERN}")
+
+    cmd = entry.get("cmd")
+    if cmd is not None and isinstance(cmd.value, str):
+        try:
+            words = shlex.split(cmd.value)
+        except ValueError as exc:
+            raise err(cmd, f"cannot split command: {exc}") from None
+        cmd.value = [Y(w, cmd.mark, child_path(cmd.path, i)) for i, w in enumerate(words)]
+    if cmd is not None and cmd.is_list:
+        for item in cmd.value:
+            if isinstance(item.value, (int, float)) and not isinstance(item.value, bool):
+                item.value = str(item.value)
+
+    restart = entry.get("restart")
+    if restart is not None and isinstance(restart.value, str):
+        restart.value = {"policy": Y(restart.value, restart.mark, restart.path, restart.mark)}
+
+    env = entry.get("env")
+    if env is not None and env.is_map:
+        for item in env.value.values():
+            if isinstance(item.value, bool):
+                item.value = "true" if item.value else "false"
+            elif isinstance(item.value, (int, float)):
+                item.value = str(item.value)
+
+    inputs = entry.get("inputs")
+    if inputs is not None and inputs.is_map:
+        for port, spec in inputs.value.items():
+            inputs.value[port] = _normalise_input(spec)
+
+
+def _normalise_input(spec: Y) -> Y:
+    if isinstance(spec.value, str) or spec.is_list:
+        sources = spec if spec.is_list else Y([Y(spec.value, spec.mark, spec.path)],
+                                               spec.mark, spec.path)
+        return Y({"sources": sources}, spec.mark, spec.path, spec.key_mark)
+    if not spec.is_map:
+        raise err(spec, "expected 'node/output' or a mapping with 'from', 'policy', 'size'")
+    for key, child in spec.value.items():
+        if key not in _INPUT_KEYS:
+            raise err(child, f"unknown key '{key}'", key=True, allowed=_INPUT_KEYS,
+                       suggestion=closest(key, _INPUT_KEYS))
+    src = spec.value.pop("from", None)
+    if src is None:
+        # Allowed here so an including file can change only the policy; the
+        # schema reports it if nothing ever supplies the sources.
+        return spec
+    if not src.is_list:
+        src = Y([Y(src.value, src.mark, src.path)], src.mark, src.path, src.key_mark)
+    spec.value = {"sources": src, **spec.value}
+    return spec
+
+
+class Entry(NamedTuple):
+    id: str
+    base: str  # the id written in the file; copies of a replica share it
+    node: Y
+
+
+def index_entries(entries: list[Y]) -> list[Entry]:
+    """Every node definition, looking inside groups; works before and after expansion."""
+    out: list[Entry] = []
+    for entry in entries:
+        if is_group(entry):
+            for member in entry.value["nodes"].value:
+                node_id = member.value["id"].value
+                out.append(Entry(node_id, node_id, member))
+        elif entry.is_map and "id" in entry.value:
+            node_id = entry.value["id"].value
+            base = node_id
+            replica = entry.get("replica")
+            if replica is not None and isinstance(replica.value, int) \
+                    and node_id.endswith(f"-{replica.value}"):
+                base = node_id[: -len(f"-{replica.value}")]
+            out.append(Entry(node_id, base, entry))
+    return out
+
+
+def check_unique(entries: list[Entry]) -> None:
+    seen: dict[str, Y] = {}
+    for entry in entries:
+        id_y = entry.node.value["id"]
+        if entry.id in seen:
+            first = seen[entry.id].mark
+            where = f" (first defined at line {first.line})" if first.line else ""
+            if first.file is not None and first.file != id_y.mark.file:
+                where = f" (first defined at {first.file}:{first.line})"
+            raise err(id_y, f"duplicate node id '{entry.id}'{where}")
+        seen[entry.id] = id_y
+
+
+def merge(base: Y, over: Y) -> Y:
+    """Deep merge: mappings merge key by key, anything else is replaced."""
+    if base.is_map and over.is_map:
+        merged = dict(base.value)
+        for key, value in over.value.items():
+            merged[key] = merge(merged[key], value) if key in merged else value
+        return Y(merged, over.mark, over.path, over.key_mark)
+    return over
+
+
+def _merge_node(base: Y, over: Y) -> Y:
+    # Overriding 'uses' with 'cmd' (or back) swaps what runs; keeping both
+    # would only produce a confusing "not both" error.
+    base = Y(dict(base.value), base.mark, base.path, base.key_mark)
+    if "uses" in over.value and "cmd" not in over.value:
+        base.value.pop("cmd", None)
+    if "cmd" in over.value and "uses" not in over.value:
+        base.value.pop("uses", None)
+    return merge(base, over)
+
+
+def merge_entries(base: list[Y], over: list[Y]) -> list[Y]:
+    result = list(base)
+    for entry in over:
+        if is_group(entry):
+            name = entry.value["group"].value
+            at = next((i for i, e in enumerate(result)
+                       if is_group(e) and e.value["group"].value == name), None)
+            if at is None:
+                result.append(entry)
+                continue
+            old = result[at]
+            merged = merge(Y({k: v for k, v in old.value.items() if k != "nodes"},
+                               old.mark, old.path, old.key_mark),
+                            Y({k: v for k, v in entry.value.items() if k != "nodes"},
+                               entry.mark, entry.path, entry.key_mark))
+            members = merge_entries(old.value["nodes"].value, entry.value["nodes"].value)
+            merged.value["nodes"] = Y(members, entry.value["nodes"].mark,
+                                       entry.value["nodes"].path, entry.value["nodes"].key_mark)
+            result[at] = merged
+            continue
+        node_id = entry.value["id"].value
+        placed = False
+        for i, existing in enumerate(result):
+            if is_group(existing):
+                members = existing.value["nodes"].value
+                for j, member in enumerate(members):
+                    if member.value["id"].value == node_id:
+                        members[j] = _merge_node(member, entry)
+                        placed = True
+            elif existing.value["id"].value == node_id:
+                result[i] = _merge_node(existing, entry)
+                placed = True
+            if placed:
+                break
+        if not placed:
+            result.append(entry)
+    return result
+
+
+def parse_source(src: Y) -> tuple[str, str]:
+    text = src.value
+    node, sep, output = text.partition("/")
+    if not sep or not node or not output or "/" in output or not ID_RE.match(node):
+        raise err(src, f"source {text!r} is not of the form 'node/output'")
+    return node, output
+

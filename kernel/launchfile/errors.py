@@ -1,0 +1,64 @@
+"""Launch-file errors: every problem says where (file:line:col), which key, what is allowed and the
+closest valid spelling, so that a typo is fixed from the message alone."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from kernel.sdk.errors import FramebusError
+
+
+class LaunchError(FramebusError):
+    """A problem with a launch file, phrased for the person who wrote it.
+
+    The fields are kept separately (not only in the message) so that a CLI or
+    an editor integration can jump to the location or offer the suggestion.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: Path | str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        key: str = "",
+        allowed: Sequence[str] | None = None,
+        suggestion: str | None = None,
+    ) -> None:
+        self.file: Path | None = Path(file) if file is not None else None
+        self.line = line
+        self.column = column
+        self.key = key
+        self.message = message
+        self.allowed: list[str] | None = list(allowed) if allowed is not None else None
+        self.suggestion = suggestion
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = [str(self.file)] if self.file is not None else []
+        if self.line is not None:
+            where.append(str(self.line))
+            if self.column is not None:
+                where.append(str(self.column))
+        text = ":".join(where) + ": " if where else ""
+        if self.key:
+            text += f"{self.key}: "
+        text += self.message
+        if self.allowed:
+            text += "; allowed: " + ", ".join(self.allowed)
+        if self.suggestion is not None:
+            text += f" (did you mean '{self.suggestion}'?)"
+        return text
+
+
+def closest(word: Any, candidates: Iterable[str]) -> str | None:
+    """Only strings get suggestions: a number is never a typo of a name."""
+    if not isinstance(word, str):
+        return None
+    matches = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return matches[0] if matches else None
+

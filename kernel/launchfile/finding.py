@@ -1,0 +1,100 @@
+"""Finding launch files by path or bare name (``FRAMEBUS_LAUNCH_PATH``, then the bundled ones)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import yaml
+
+from kernel.launchfile.errors import LaunchError, closest
+
+LAUNCH_PATH_ENV = "FRAMEBUS_LAUNCH_PATH"
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def bundled_dir() -> Path:
+    """The launch files shipped with the project, found by bare name."""
+    return Path(__file__).resolve().parents[2] / "launch"
+
+
+def _search_dirs(environ: Mapping[str, str] | None = None) -> list[Path]:
+    env = os.environ if environ is None else environ
+    extra = [Path(d) for d in env.get(LAUNCH_PATH_ENV, "").split(os.pathsep) if d]
+    return [*extra, bundled_dir()]
+
+
+def yaml_files(directory: Path) -> list[Path]:
+    try:
+        return sorted(p for p in directory.iterdir()
+                      if p.suffix in YAML_SUFFIXES and p.is_file())
+    except OSError:
+        return []
+
+
+def _is_bare(name: str) -> bool:
+    return "/" not in name and os.sep not in name and (os.altsep or "/") not in name
+
+
+def search(name: str, environ: Mapping[str, str] | None) -> Path | None:
+    if not _is_bare(name):
+        return None
+    candidates = [name]
+    if not name.endswith(YAML_SUFFIXES):
+        candidates += [name + suffix for suffix in YAML_SUFFIXES]
+    for directory in _search_dirs(environ):
+        for candidate in candidates:
+            path = directory / candidate
+            if path.is_file():
+                return path
+    return None
+
+
+def known_names(environ: Mapping[str, str] | None) -> list[str]:
+    names: list[str] = []
+    for directory in _search_dirs(environ):
+        for path in yaml_files(directory):
+            if path.stem not in names:
+                names.append(path.stem)
+    return names
+
+
+def resolve_path(name: str | Path, cwd: Path | None = None, *,
+                 environ: Mapping[str, str] | None = None) -> Path:
+    """Find a launch file the way a user would expect from the command line.
+
+    An existing path always wins so that a local file can shadow a bundled
+    one; otherwise a bare name is looked up on ``FRAMEBUS_LAUNCH_PATH`` and
+    then among the bundled files.
+    """
+    given = Path(name)
+    here = given if given.is_absolute() else (given if cwd is None else cwd / given)
+    if here.is_file():
+        return here
+    found = search(str(name), environ)
+    if found is not None:
+        return found
+    known = known_names(environ)
+    stem = given.name
+    for suffix in YAML_SUFFIXES:
+        stem = stem.removesuffix(suffix)
+    raise LaunchError(f"launch file '{name}' not found", file=None, allowed=known,
+                      suggestion=closest(stem, known))
+
+
+def list_bundled() -> list[tuple[str, str]]:
+    """(file name, description) of every bundled launch file, for ``launch ls``."""
+    out: list[tuple[str, str]] = []
+    for path in yaml_files(bundled_dir()):
+        description = ""
+        try:
+            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+            text = doc.get("description") if isinstance(doc, dict) else None
+            if isinstance(text, str) and text.strip():
+                description = text.strip().splitlines()[0]
+        except (OSError, yaml.YAMLError, UnicodeDecodeError):
+            description = "(unreadable)"
+        out.append((path.name, description))
+    return out
+

@@ -1,0 +1,94 @@
+"""Overrides: ``--set KEY=VALUE`` on the command line and ``set:`` under an include."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+
+import yaml
+
+from kernel.launchfile.entries import index_entries
+from kernel.launchfile.errors import LaunchError, closest
+from kernel.launchfile.tree import NOWHERE, Mark, Y, child_path, err, wrap
+
+
+def apply_sets(root: Y, sets: Sequence[str]) -> None:
+    """The command line's ``--set`` overrides, in order (a later one wins)."""
+    for text in sets:
+        key_y, value_y = parse_set(text)
+        apply_set(root, key_y, value_y)
+
+
+def override_episodes(root: Y, episodes: int | None) -> None:
+    """``--episodes N``: the same as ``--set run.episodes=N``."""
+    if episodes is None:
+        return
+    run = root.get("run")
+    if run is None or not run.is_map:
+        run = Y({}, NOWHERE, "run")
+        root.value["run"] = run
+    run.value["episodes"] = Y(episodes, NOWHERE, "episodes=", NOWHERE)
+
+
+def parse_set(text: str, mark: Mark = NOWHERE, path: str | None = None) -> tuple[Y, Y]:
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    label = path if path is not None else f"--set {key}"
+    if not sep or not key:
+        raise LaunchError(f"expected KEY=VALUE, got {text!r}", file=mark.file, line=mark.line,
+                          column=mark.column, key=label)
+    try:
+        value = yaml.safe_load(raw)
+    except yaml.YAMLError as exc:
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise LaunchError(f"cannot parse value {raw!r}: {problem}", file=mark.file,
+                          line=mark.line, column=mark.column, key=label) from None
+    return Y(key, mark, label), wrap(value, mark, label)
+
+
+def apply_set(root: Y, key_y: Y, value: Y) -> None:
+    key: str = key_y.value
+    parts = key.split(".")
+    if len(parts) < 2 or not all(parts):
+        raise err(key_y, f"cannot set {key!r}; expected <node>.<param>, run.<field> "
+                          "or bus.<field>")
+    head, rest = parts[0], parts[1:]
+    if head in ("run", "bus"):
+        section = root.get(head)
+        if section is None:
+            section = Y({}, key_y.mark, head, key_y.mark)
+            root.value[head] = section
+        _set_in(section, rest, value, key_y)
+        return
+    nodes = root.get("nodes")
+    entries = index_entries(nodes.value) if nodes is not None and nodes.is_list else []
+    targets = [e.node for e in entries if e.id == head] or \
+              [e.node for e in entries if e.base == head]
+    if not targets:
+        ids = list(dict.fromkeys([e.id for e in entries] + [e.base for e in entries]))
+        raise err(key_y, f"unknown node '{head}'", allowed=[*ids, "run", "bus"],
+                   suggestion=closest(head, [*ids, "run", "bus"]))
+    for node in targets:
+        params = node.get("params")
+        if params is None:
+            params = Y({}, key_y.mark, child_path(node.path, "params"), key_y.mark)
+            node.value["params"] = params
+        _set_in(params, rest, copy.deepcopy(value), key_y)
+
+
+def _set_in(target: Y, parts: list[str], value: Y, key_y: Y) -> None:
+    for part in parts[:-1]:
+        if not target.is_map:
+            raise err(key_y, f"cannot set {key_y.value!r}: {target.path or 'value'} "
+                              "is not a mapping")
+        child = target.get(part)
+        if child is None:
+            child = Y({}, key_y.mark, child_path(target.path, part), key_y.mark)
+            target.value[part] = child
+        target = child
+    if not target.is_map:
+        raise err(key_y, f"cannot set {key_y.value!r}: {target.path or 'value'} "
+                          "is not a mapping")
+    value.key_mark = key_y.mark
+    target.value[parts[-1]] = value
+

@@ -1,0 +1,73 @@
+"""Loading a launch file: the stages, in order, on one position-carrying tree.
+
+Every stage works on :class:`~kernel.launchfile.tree.Y` (values that remember their file, line and
+column), so a mistake found late (after includes, replicas and ``--set``) is still reported where
+it was written. The format is specified in ``docs/launch.md``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from kernel.launchfile.checks import check_references
+from kernel.launchfile.entries import check_unique, index_entries
+from kernel.launchfile.errors import LaunchError
+from kernel.launchfile.finding import resolve_path
+from kernel.launchfile.includes import Context, read
+from kernel.launchfile.overrides import apply_sets, override_episodes
+from kernel.launchfile.params import NodeClassLoader, check_params
+from kernel.launchfile.replicas import expand_replicas
+from kernel.launchfile.schema import LaunchFile
+from kernel.launchfile.translate import translate
+from kernel.launchfile.tree import Y, plain
+
+
+def load(path: str | Path, *, sets: Sequence[str] = (), episodes: int | None = None,
+         environ: Mapping[str, str] | None = None, node_class: NodeClassLoader | None = None) -> LaunchFile:
+    """Read, resolve and check a launch file; the only exception is LaunchError.
+
+    With ``node_class`` (``uses`` -> class) each node's params are also checked against its
+    ``Params`` model, and the parsed instances are kept on the result (``LaunchFile.parsed_params``)."""
+    env: Mapping[str, str] = os.environ if environ is None else environ
+    try:
+        return _stages(path, sets, episodes, env, node_class)
+    except LaunchError:
+        raise
+    except RecursionError:
+        raise LaunchError("the file nests too deeply (recursive YAML anchors?)", file=Path(path)) from None
+    except Exception as exc:  # a bug here must still not show the user a traceback
+        raise LaunchError(f"internal error while loading: {type(exc).__name__}: {exc}", file=Path(path)) from exc
+
+
+def _stages(path: str | Path, sets: Sequence[str], episodes: int | None, environ: Mapping[str, str],
+            node_class: NodeClassLoader | None) -> LaunchFile:
+    source = resolve_path(path, environ=environ)
+    root = read(source, Context(environ, [source.resolve()]), None)  # YAML, variables, entries, includes
+    expand_replicas(root)
+    apply_sets(root, sets)
+    override_episodes(root, episodes)
+    check_unique(index_entries(_nodes(root)))
+    lf = _validate(root, source)
+    check_references(lf, _nodes(root))
+    if node_class is not None:
+        lf.parsed_params = check_params(lf, _nodes(root), node_class)
+    return lf
+
+
+def _nodes(root: Y) -> list[Y]:
+    nodes = root.get("nodes")
+    return nodes.value if nodes is not None and nodes.is_list else []
+
+
+def _validate(root: Y, source: Path) -> LaunchFile:
+    data = plain(root)
+    data.setdefault("name", source.stem)
+    data["source"] = source
+    try:
+        return LaunchFile.model_validate(data)
+    except ValidationError as exc:
+        raise translate(exc, root, LaunchFile) from None

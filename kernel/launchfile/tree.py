@@ -1,0 +1,161 @@
+"""YAML with positions: every value keeps the file, line and column it was written at, so that
+errors found after includes, replicas and ``--set`` still point at the right place."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import yaml
+
+from kernel.launchfile.errors import LaunchError
+
+ID_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
+ID_RE = re.compile(ID_PATTERN)
+
+
+class Mark(NamedTuple):
+    file: Path | None
+    line: int | None
+    column: int | None
+
+
+NOWHERE = Mark(None, None, None)
+
+
+@dataclass
+class Y:
+    """A YAML value plus where it was written.
+
+    Mappings hold ``dict[key, Y]`` and sequences ``list[Y]``; each child
+    also knows where its key was (for "unknown key" errors) and its dotted
+    path *in the file it came from*, which is what the user can find.
+    """
+
+    value: Any
+    mark: Mark
+    path: str
+    key_mark: Mark | None = None
+    plain: bool = False  # an unquoted scalar: '${N}' may become a number
+
+    @property
+    def is_map(self) -> bool:
+        return isinstance(self.value, dict)
+
+    @property
+    def is_list(self) -> bool:
+        return isinstance(self.value, list)
+
+    def get(self, key: str) -> Y | None:
+        return self.value.get(key) if self.is_map else None
+
+
+def err(y: Y | None, message: str, *, key: bool = False, path: str | None = None,
+         allowed: Sequence[str] | None = None, suggestion: str | None = None) -> LaunchError:
+    mark = NOWHERE
+    if y is not None:
+        mark = (y.key_mark or y.mark) if key else y.mark
+    return LaunchError(
+        message, file=mark.file, line=mark.line, column=mark.column,
+        key=path if path is not None else (y.path if y is not None else ""),
+        allowed=allowed, suggestion=suggestion,
+    )
+
+
+def child_path(parent: str, key: Any) -> str:
+    if isinstance(key, int) and not isinstance(key, bool):
+        return f"{parent}[{key}]"
+    return f"{parent}.{key}" if parent else str(key)
+
+
+def _mark_of(mark: yaml.Mark | None, file: Path) -> Mark:
+    if mark is None:
+        return Mark(file, None, None)
+    return Mark(file, mark.line + 1, mark.column + 1)
+
+
+def compose(text: str, file: Path) -> Y:
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            raise LaunchError("the file is empty; expected a mapping with 'nodes'", file=file)
+        return _from_node(loader, node, file, "", None)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "invalid YAML"
+        m = _mark_of(mark, file)
+        raise LaunchError(f"YAML syntax error: {problem}", file=file, line=m.line,
+                          column=m.column) from None
+    except yaml.YAMLError as exc:
+        raise LaunchError(f"YAML error: {exc}", file=file) from None
+    finally:
+        loader.dispose()
+
+
+def _from_node(loader: yaml.SafeLoader, node: yaml.Node, file: Path, path: str,
+               key_mark: Mark | None) -> Y:
+    mark = _mark_of(node.start_mark, file)
+    if isinstance(node, yaml.MappingNode):
+        loader.flatten_mapping(node)  # resolves '<<' merge keys
+        items: dict[Any, Y] = {}
+        for key_node, value_node in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            kmark = _mark_of(key_node.start_mark, file)
+            try:
+                duplicate = key in items
+            except TypeError:
+                raise LaunchError("a mapping key must be a plain value", file=file,
+                                  line=kmark.line, column=kmark.column, key=path) from None
+            if duplicate:
+                raise LaunchError(f"duplicate key '{key}'", file=file, line=kmark.line,
+                                  column=kmark.column, key=child_path(path, key))
+            items[key] = _from_node(loader, value_node, file, child_path(path, key), kmark)
+        return Y(items, mark, path, key_mark)
+    if isinstance(node, yaml.SequenceNode):
+        return Y([_from_node(loader, child, file, child_path(path, i), None)
+                   for i, child in enumerate(node.value)], mark, path, key_mark)
+    value = loader.construct_object(node, deep=True)
+    plain = isinstance(node, yaml.ScalarNode) and node.style is None
+    return Y(value, mark, path, key_mark, plain)
+
+
+def wrap(value: Any, mark: Mark, path: str, key_mark: Mark | None = None) -> Y:
+    """Turn a plain value (from --set or code) into a tree that points at ``mark``."""
+    if isinstance(value, dict):
+        return Y({k: wrap(v, mark, child_path(path, k), mark) for k, v in value.items()},
+                  mark, path, key_mark)
+    if isinstance(value, list):
+        return Y([wrap(v, mark, child_path(path, i)) for i, v in enumerate(value)],
+                  mark, path, key_mark)
+    return Y(value, mark, path, key_mark)
+
+
+def plain(y: Y) -> Any:
+    if y.is_map:
+        return {k: plain(v) for k, v in y.value.items()}
+    if y.is_list:
+        return [plain(v) for v in y.value]
+    return y.value
+
+
+def walk(y: Y) -> Iterable[Y]:
+    yield y
+    if y.is_map:
+        for child in y.value.values():
+            yield from walk(child)
+    elif y.is_list:
+        for child in y.value:
+            yield from walk(child)
+
+def describe_value(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "null"
+    return repr(value)

@@ -1,0 +1,189 @@
+"""The launch-file stages on their own (milliseconds each): variables, includes, overrides,
+replicas and the typed-params check, with the positions and suggestions their errors carry;
+plus ``launch describe`` through the real CLI."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+from pydantic import Field
+
+from kernel.launchfile import LaunchError, load
+from kernel.launchfile.includes import Context, read
+from kernel.launchfile.overrides import apply_sets
+from kernel.launchfile.replicas import expand_replicas
+from kernel.launchfile.tree import Y, compose, plain
+from kernel.launchfile.variables import substitute
+from kernel.sdk.node import Node, NodeParams
+from tests.helpers import launch
+
+
+def tree(text: str, name: str = "t.yaml") -> Y:
+    return compose(textwrap.dedent(text), Path(name))
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+# --- variables ---------------------------------------------------------------------------------
+
+def test_a_whole_plain_variable_becomes_a_number_and_a_quoted_one_stays_text():
+    y = tree("a: ${N:-5}\nb: '${N:-5}'\nc: x-${NAME}\n")
+    substitute(y, {"NAME": "bob"})
+    assert plain(y) == {"a": 5, "b": "5", "c": "x-bob"}
+
+
+def test_an_unset_variable_is_reported_at_its_line_with_the_closest_name():
+    y = tree("run:\n  seed: ${SEDE}\n")
+    with pytest.raises(LaunchError) as err:
+        substitute(y, {"SEED": "1"})
+    assert (err.value.line, err.value.column, err.value.key) == (2, 9, "run.seed")
+    assert err.value.suggestion == "SEED"
+
+
+# --- includes ----------------------------------------------------------------------------------
+
+def test_an_include_is_merged_under_the_including_file(tmp_path):
+    write(tmp_path / "base.yaml", """
+        nodes:
+          - {id: env, uses: hello.env, params: {max_steps: 5}}
+        run: {episodes: 2, seed: 1}
+    """)
+    top = write(tmp_path / "top.yaml", """
+        include: [base.yaml]
+        nodes:
+          - {id: env, params: {max_steps: 9}}
+        run: {episodes: 3}
+    """)
+    root = read(top, Context({}, [top.resolve()]), None)
+    doc = plain(root)
+    assert doc["nodes"] == [{"id": "env", "uses": "hello.env", "params": {"max_steps": 9}}]
+    assert doc["run"] == {"episodes": 3, "seed": 1}
+
+
+def test_an_include_cycle_names_the_chain(tmp_path):
+    write(tmp_path / "a.yaml", "include: [b.yaml]\nnodes: []\n")
+    write(tmp_path / "b.yaml", "include: [a.yaml]\nnodes: []\n")
+    with pytest.raises(LaunchError, match="include cycle: a.yaml -> b.yaml -> a.yaml"):
+        read(tmp_path / "a.yaml", Context({}, [(tmp_path / "a.yaml").resolve()]), None)
+
+
+# --- overrides ---------------------------------------------------------------------------------
+
+def test_set_reaches_a_param_and_run_and_says_where_it_came_from():
+    y = tree("nodes:\n  - {id: env, uses: hello.env}\n")
+    apply_sets(y, ["env.max_steps=7", "run.episodes=2"])
+    assert plain(y)["nodes"][0]["params"] == {"max_steps": 7} and plain(y)["run"] == {"episodes": 2}
+    with pytest.raises(LaunchError) as err:
+        apply_sets(y, ["evn.max_steps=1"])
+    assert err.value.key == "--set evn.max_steps" and err.value.suggestion == "env"
+
+
+# --- replicas ----------------------------------------------------------------------------------
+
+def test_a_replica_group_becomes_numbered_copies_wired_to_their_own_partner():
+    y = tree("""
+        nodes:
+          - group: pair
+            replicas: 2
+            nodes:
+              - {id: env, uses: hello.env, inputs: {action: agent/action}}
+              - {id: agent, uses: hello.agent, inputs: {obs: env/obs}}
+    """)
+    from kernel.launchfile.entries import normalise_entries
+
+    normalise_entries(y.value["nodes"])
+    expand_replicas(y)
+    nodes = {n["id"]: n for n in plain(y)["nodes"]}
+    assert sorted(nodes) == ["agent-0", "agent-1", "env-0", "env-1"]
+    assert nodes["env-1"]["inputs"]["action"]["sources"] == ["agent-1/action"]
+    assert nodes["agent-0"]["params"] == {"replica": 0} and nodes["agent-0"]["group"] == "pair"
+
+
+# --- typed params ------------------------------------------------------------------------------
+
+class TierParams(NodeParams):
+    tier: Literal["easy", "medium", "hard"] = Field("easy", description="how hard")
+    size: int = Field(4, ge=1, le=9, description="board size")
+    extra: dict[str, Any] = Field(default_factory=dict, description="anything")
+
+
+class TierNode(Node):
+    Params = TierParams
+
+
+def classes(uses: str) -> type[Node]:
+    if uses == "json:Nope":
+        raise AttributeError("module 'json' has no attribute 'Nope'")
+    return TierNode
+
+
+def typed(tmp_path: Path, params: str, *sets: str) -> LaunchError:
+    path = write(tmp_path / "g.yaml", f"""
+        nodes:
+          - id: env
+            uses: hello.env
+            params: {params}
+    """)
+    with pytest.raises(LaunchError) as err:
+        load(path, sets=sets, node_class=classes)
+    return err.value
+
+
+def test_a_literal_param_lists_the_allowed_values_at_its_position(tmp_path):
+    err = typed(tmp_path, "{tier: hrad}")
+    assert str(err) == (f"{tmp_path / 'g.yaml'}:5:20: nodes.env.params.tier: unknown value 'hrad'; "
+                        "allowed: easy, medium, hard (did you mean 'hard'?)")
+
+
+def test_a_misspelt_param_key_gets_did_you_mean(tmp_path):
+    err = typed(tmp_path, "{tire: hard}")
+    assert (err.line, err.column, err.key) == (5, 14, "nodes.env.params.tire")
+    assert err.suggestion == "tier" and err.allowed == ["tier", "size", "extra"]
+
+
+def test_a_range_is_reported_with_its_bounds(tmp_path):
+    err = typed(tmp_path, "{size: 12}")
+    assert err.key == "nodes.env.params.size" and err.allowed == [">= 1 and <= 9"] and "got 12" in err.message
+
+
+def test_a_bad_set_names_the_key_the_file_and_the_set(tmp_path):
+    err = typed(tmp_path, "{}", "env.tier=99")
+    assert err.file == tmp_path / "g.yaml" and err.key == "nodes.env.params.tier"
+    assert "(from --set env.tier)" in err.message and err.allowed == ["easy", "medium", "hard"]
+
+
+def test_good_params_are_parsed_once_and_kept(tmp_path):
+    path = write(tmp_path / "g.yaml", "nodes:\n  - {id: env, uses: hello.env, params: {tier: hard}}\n")
+    lf = load(path, node_class=classes)
+    assert lf.parsed_params["env"] == TierParams(tier="hard")
+    assert load(path).parsed_params == {}  # without the classes, nothing is imported or parsed
+
+
+def test_a_class_that_does_not_load_is_reported_at_uses(tmp_path):
+    path = write(tmp_path / "g.yaml", "nodes:\n  - id: env\n    uses: json:Nope\n")
+    with pytest.raises(LaunchError) as err:
+        load(path, node_class=classes)
+    assert (err.value.line, err.value.key) == (3, "nodes[0].uses")
+    assert "cannot load json:Nope: AttributeError: module 'json' has no attribute 'Nope'" in err.value.message
+
+
+# --- launch describe ---------------------------------------------------------------------------
+
+def test_describe_prints_ports_services_and_typed_params():
+    res = launch("describe", "model.chat")
+    assert res.returncode == 0, res.stderr
+    assert "services: chat" in res.stdout
+    assert "image_format" in res.stdout and "one of 'png' | 'jpeg'" in res.stdout and "default 'png'" in res.stdout
+    assert "max_concurrency" in res.stdout and ">= 1" in res.stdout and "requests in flight" in res.stdout
+
+
+def test_describe_an_unknown_node_suggests_the_closest_name():
+    res = launch("describe", "agent.lm")
+    assert res.returncode == 2
+    assert "unknown node type 'agent.lm'" in res.stderr and "did you mean 'agent.llm'?" in res.stderr
