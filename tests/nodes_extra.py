@@ -99,3 +99,20 @@ class SlowJudge(HelloJudge):
         if msg.body["done"]:
             await asyncio.sleep(self.params.delay_s)
         await super().score(msg)
+
+
+class MeanJudge(Node):
+    """Ends each episode it reads with the step's score and summarizes its own mean in the section
+    ``score``, as a benchmark judge does: two of them in one graph send the same section."""
+
+    inputs = ("step",)
+
+    async def setup(self) -> None:
+        self.scores: list[float] = []
+
+    @on_input("step")
+    async def score(self, msg: Message) -> None:
+        self.scores.append(float(msg.body["score"]))
+        await self.end_episode(msg.body["episode"], score=msg.body["score"])
+        self.summarize("score", {"episodes": len(self.scores), "mean_score": sum(self.scores) / len(self.scores),
+                                 "judge": "mean"})

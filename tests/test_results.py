@@ -3,6 +3,7 @@ launcher, and a run whose nodes are SIGKILLed again and again."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
@@ -163,3 +164,30 @@ def test_nodes_sigkilled_again_and_again_lose_and_duplicate_nothing(tmp_path):
     assert exits >= kills - 1  # every crash is on record (a kill during shutdown may not be)
     retried = db.execute("SELECT COUNT(*) FROM errors WHERE kind = 'retry'").fetchone()[0]
     assert retried >= 1 and sum(r["retries"] for r in rows) >= 1
+
+
+async def test_two_judges_summarizing_a_mean_in_one_section_are_not_added_up():
+    """Each judge's mean is 0.5; summary.json must not say 1.0. Counts add up, each judge's data
+    stays under by_node, and the headline mean comes from the episodes themselves."""
+    from kernel.graph.summary import BY_NODE
+    from kernel.sdk.testing import Harness
+
+    async with Harness(quiet=True, episodes=3) as h:
+        h.add("judge_a", "tests.nodes_extra:MeanJudge", inputs={"step": "probe/step_a"})
+        h.add("judge_b", "tests.nodes_extra:MeanJudge", inputs={"step": "probe/step_b"})
+        probe = h.probe(outputs=["step_a", "step_b"])
+        await h.start()
+        for output, score in (("step_a", 0.4), ("step_a", 0.6), ("step_b", 0.5)):
+            ep = await probe.next_episode()
+            await probe.publish(output, {"episode": ep.id, "score": score}, step=0)
+        await h.wait_finished(20)
+        for _ in range(50):  # the sections travel with heartbeats
+            section = h.kernel.summary_sections().get("score", {})
+            if section.get("episodes") == 3:
+                break
+            await asyncio.sleep(0.1)
+        assert section["episodes"] == 3 and section["judge"] == "mean"
+        assert "mean_score" not in section  # 0.5 + 0.5 would be a mean of 1.0
+        assert section[BY_NODE] == {"judge_a": {"episodes": 2, "mean_score": 0.5, "judge": "mean"},
+                                    "judge_b": {"episodes": 1, "mean_score": 0.5, "judge": "mean"}}
+        assert h.kernel.book.summary_metrics()["score"] == 0.5

@@ -1,25 +1,45 @@
 """What a run decides before its kernel starts: where the nodes run, and how the bus is secured.
 
-``launch run`` places node processes on this machine (``--backend local``, the default) or on a Ray
-cluster (``--backend ray [--address ADDR]``, kernel.tools.ray_backend). Ray moves the bus to TCP, and a
+``launch run`` places node processes on this machine (``--backend local``, the default) or on a
+cluster (``--backend ray [--address ADDR]``). A cluster backend lives with the tools (Ray is an
+optional dependency, and the graph layer never imports the tools): CLUSTERS names its class as a
+``module:Class`` string, imported only when a run asks for it. A cluster moves the bus to TCP, and a
 bus over TCP beyond loopback (or one that asks for it) uses CURVE keys (kernel.graph.keys). This module
 puts those decisions in one place, so the runner only asks for a supervisor and a cleanup.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Protocol, Sequence
 
 from rich.console import Console
 
 from kernel.graph.keys import RunKeys
 from kernel.graph.supervisor import Supervisor
-from kernel.launchfile import LaunchError, LaunchFile
+from kernel.launchfile import LaunchError, LaunchFile, NodeSpec
 
-BACKENDS = ("local", "ray")
+# cluster backends: name -> "module:Class" of a Cluster; "local" needs none
+CLUSTERS: dict[str, str] = {"ray": "kernel.tools.ray_backend:RayCluster"}
+BACKENDS = ("local", *CLUSTERS)
+
+
+class Cluster(Protocol):
+    """What a cluster backend gives a run: a place for node processes and a supervisor for them."""
+
+    owned: bool  # started for this run (and stopped with it), not joined
+
+    def __init__(self, address: str | None, console: Console) -> None: ...
+    def start(self) -> None: ...
+    def bus_host(self, lf: LaunchFile) -> str: ...
+    def check_feasible(self, specs: Sequence[NodeSpec]) -> None: ...
+    def supervisor(self, specs: list[NodeSpec], env: dict[str, str], log_dir: Path, console: Console,
+                   on_exit: Callable[[str, int | None, bool], None],
+                   node_env: dict[str, dict[str, str]] | None) -> Supervisor: ...
+    def shutdown(self) -> None: ...
 
 
 @dataclass
@@ -29,17 +49,14 @@ class Placement:
     lf: LaunchFile
     keys: RunKeys | None
     backend: str = "local"
-    cluster: Any = None  # kernel.tools.ray_backend.RayCluster for --backend ray
+    cluster: Cluster | None = None  # for a cluster backend (CLUSTERS)
     _supervisor: Supervisor | None = None
 
     def supervisor(self, env: dict[str, str], log_dir: Path, console: Console,
                    on_exit: Callable[[str, int | None, bool], None]) -> Supervisor:
         node_env = {n.id: self.keys.node_env(n.id) for n in self.lf.nodes} if self.keys else None
         if self.cluster is not None:
-            from kernel.tools.ray_backend import RaySupervisor
-
-            self._supervisor = RaySupervisor(self.lf.nodes, env, log_dir, console, on_exit, node_env,
-                                             cluster=self.cluster)
+            self._supervisor = self.cluster.supervisor(self.lf.nodes, env, log_dir, console, on_exit, node_env)
         else:
             self._supervisor = Supervisor(self.lf.nodes, env, log_dir, console, on_exit, node_env)
         return self._supervisor
@@ -64,13 +81,11 @@ def prepare(lf: LaunchFile, backend: str = "local", address: str | None = None,
     console = console or Console(stderr=True)
     if backend not in BACKENDS:
         raise LaunchError(f"unknown backend {backend!r}", allowed=list(BACKENDS))
-    if address and backend != "ray":
-        raise LaunchError("--address names a Ray cluster to join; add --backend ray")
+    if address and backend not in CLUSTERS:
+        raise LaunchError(f"--address names a cluster to join; add --backend {' or '.join(CLUSTERS)}")
     if backend == "local":
         return Placement(lf, RunKeys.create(lf.bus, [n.id for n in lf.nodes]))
-    from kernel.tools.ray_backend import RayCluster
-
-    cluster = RayCluster(address, console)
+    cluster = cluster_class(backend)(address, console)
     cluster.start()
     try:
         bus = lf.bus.model_copy(update={"transport": "tcp", "host": cluster.bus_host(lf)})
@@ -80,9 +95,18 @@ def prepare(lf: LaunchFile, backend: str = "local", address: str | None = None,
     except BaseException:
         cluster.shutdown()
         raise
-    console.print(f"ray: bus on tcp://{bus.host}" + (" with CURVE" if keys else " (loopback, no CURVE)"),
+    console.print(f"{backend}: bus on tcp://{bus.host}" + (" with CURVE" if keys else " (loopback, no CURVE)"),
                   highlight=False)
     if keys and not cluster.owned and os.environ.get("RAY_USE_TLS", "0").lower() not in ("1", "true"):
         console.print("[yellow]warning:[/] node keys reach the actors through Ray's own channel, which is not "
                       "encrypted without Ray TLS (RAY_USE_TLS=1); see docs/scale.md", highlight=False)
-    return Placement(lf, keys, "ray", cluster)
+    return Placement(lf, keys, backend, cluster)
+
+
+def cluster_class(backend: str) -> type[Cluster]:
+    """The Cluster class of a cluster backend, imported now (its module may need optional packages)."""
+    if backend not in CLUSTERS:
+        raise LaunchError(f"unknown backend {backend!r}", allowed=list(BACKENDS))
+    module, _, name = CLUSTERS[backend].partition(":")
+    cls: type[Cluster] = getattr(importlib.import_module(module), name)
+    return cls

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -24,8 +23,10 @@ from kernel.bus.badtraffic import BadTraffic, body_error, tap_error, truncated
 from kernel.bus.curve import CurveServer
 from kernel.bus.protocol import CTL, DATA, ERR, REP, REQ, TAP, Message
 from kernel.bus.sockets import readable, recv_frames
+from kernel.graph import services
 from kernel.graph.episodes import EpisodeBook
 from kernel.graph.keys import RunKeys
+from kernel.graph.summary import merge_sections
 from kernel.launchfile import LaunchFile, NodeSpec
 
 log = structlog.get_logger("framebus.kernel")
@@ -36,8 +37,6 @@ DRAIN_BATCH = 256
 # Queued messages per connection to kernel.sock (ZeroMQ's default, made explicit): a sender past it
 # waits, so a flood is held in the flooder's own memory, not the kernel's.
 RCVHWM = 1000
-_EPISODE = re.compile(r"ep(\d{5,})")
-DEFERRED = object()  # what a service returns when it answers later (kernel._asks)
 UNSETTLED = ("restarting", "registered", "ready")  # a node on its way back after a restart
 
 
@@ -145,13 +144,13 @@ class Kernel:
             self._abandon(lost, node_id)
         if st.state == "failed" and not self.started:
             self.finish("failed", f"node {node_id!r} exited with code {code} before the run started")
-        self._check_done()
+        self.check_done()
         self._answer_asks()
 
     def _abandon(self, lost: dict[str, str], dead: str) -> None:
         """Tell the drivers still playing returned episodes to drop them: a node the episode needed
         died, so what it played from here on (default actions, lost messages) is no result. The
-        episode is dealt again, once the graph is whole (``_next_episode``)."""
+        episode is dealt again, once the graph is whole (``next_episode``)."""
         for eid, owner in lost.items():
             if owner != dead and self.nodes.get(owner) is not None and self.nodes[owner].state == "running":
                 self.send(owner, "abandon", {"episode": eid, "reason": f"node {dead} exited"})
@@ -276,7 +275,7 @@ class Kernel:
             st.state = "done"
             if not body.get("ok", True):
                 st.error = body.get("error")
-            self._check_done()
+            self.check_done()
         elif cmd == "bye":
             st.stats = body.get("stats", st.stats)
 
@@ -329,7 +328,7 @@ class Kernel:
             "run_dir": str(self.run_dir),
         }
 
-    def _check_done(self) -> None:
+    def check_done(self) -> None:
         if not self.started:
             return
         if self.book.done:
@@ -369,12 +368,12 @@ class Kernel:
                     "calling end_episode?)")
 
     # dealing episodes -----------------------------------------------------------------------
-    def _next_episode(self, src: str) -> Any:
+    def next_episode(self, src: str) -> Any:
         """An episode for ``src``, None when none is left, or DEFERRED: nothing to deal now, but an
         episode in flight may still come back to the deck (its node dies), or a node is restarting
         (an episode dealt now would meet it half set up). The ask is answered by ``_answer_asks``."""
         if not self._settled():
-            return DEFERRED
+            return services.DEFERRED
         episode = self.book.deal(src)
         if episode is not None:
             if self._drain_timer is not None:
@@ -382,7 +381,7 @@ class Kernel:
                 self._drain_timer = None
             return episode
         if self.book.total is not None and self.book.in_flight:
-            return DEFERRED
+            return services.DEFERRED
         return None
 
     def _answer_asks(self) -> None:
@@ -390,8 +389,8 @@ class Kernel:
         if self.finished is not None and self.finished.done():
             return  # the graph is stopping: its nodes are told to stop instead
         for src, (identity, cid) in list(self._asks.items()):
-            result = self._next_episode(src)
-            if result is DEFERRED:
+            result = self.next_episode(src)
+            if result is services.DEFERRED:
                 continue
             del self._asks[src]
             reply = protocol.encode(REP, "kernel", "episode.next", result, dst=src, cid=cid)
@@ -403,20 +402,15 @@ class Kernel:
 
     # kernel services ------------------------------------------------------------------------
     def _serve(self, identity: bytes, msg: Message) -> None:
-        body = msg.body or {}
         try:
             error = body_error(msg.topic, msg.body)
-            if error is None and msg.topic in ("episode.report", "episode.end"):
-                index = int(_EPISODE.fullmatch(body["episode"]).group(1))  # type: ignore[union-attr]
-                if self.book.total is not None and index >= self.book.total:
-                    error = f"{msg.topic}: episode {body['episode']!r} is out of range (this run has {self.book.total})"
             if error is not None:
                 self.bad.note(msg.src, error)
                 raise ValueError(error)
-            result = self._call(msg.src, msg.topic, body)
-            if result is DEFERRED:
+            result = services.call(self, msg.src, msg.topic, msg.body or {})
+            if result is services.DEFERRED:
                 self._asks[msg.src] = (identity, msg.cid)
-                self._check_done()  # every driver may be waiting now: time for the drain timer
+                self.check_done()  # every driver may be waiting now: time for the drain timer
                 return
             reply = protocol.encode(REP, "kernel", msg.topic, result, dst=msg.src, cid=msg.cid)
         except Exception as exc:
@@ -425,54 +419,10 @@ class Kernel:
         self.sock.send_multipart([identity, *reply])
         self._kick()
 
-    def _call(self, src: str, svc: str, body: dict[str, Any]) -> Any:
-        if svc == "episode.next":
-            if not self.started:
-                raise RuntimeError("the run has not started: ask for episodes in run(), not in setup()")
-            return self._next_episode(src)
-        if svc == "episode.report":
-            self.book.report(body["episode"], body.get("metrics") or {})
-            return True
-        if svc == "episode.end":
-            self.book.end(body["episode"], body.get("status", "completed"), body.get("metrics") or {})
-            self._check_done()
-            return True
-        if svc == "run.error":
-            kind, message = body.get("kind"), body.get("message")
-            if not isinstance(kind, str) or not isinstance(message, str):
-                raise ValueError("run.error takes {kind: str, message: str, episode: id (optional)}")
-            self.book.store.error(kind[:64], message[:2000], node=src, episode=str(body["episode"])
-                                  if body.get("episode") is not None else None)
-            return True
-        if svc == "ctl.pause":
-            self.paused = True
-            self.broadcast("pause", {})
-            return self.status()
-        if svc == "ctl.resume":
-            self.paused = False
-            self.broadcast("resume", {})
-            return self.status()
-        if svc == "ctl.step":
-            self.paused = True
-            self.broadcast("step", {"n": int(body.get("n", 1))})
-            return self.status()
-        if svc == "ctl.stop":
-            self.finish("stopped", f"stopped by {src}")
-            return self.status()
-        if svc == "stats":
-            return self.stats()
-        if svc == "status":
-            return self.status()
-        raise ValueError(f"the kernel has no service {svc!r}; it offers episode.next, episode.report, episode.end, "
-                         "run.error, ctl.pause, ctl.resume, ctl.step, ctl.stop, stats, status")
-
     def summary_sections(self) -> dict[str, Any]:
-        """What nodes put in summary.json (Node.summarize); same-named sections add up."""
-        merged: dict[str, Any] = {}
-        for st in self.nodes.values():
-            for name, data in (st.stats.get("summary") or {}).items():
-                merged[name] = _add(merged.get(name), data)
-        return merged
+        """What nodes put in summary.json (Node.summarize), merged by kernel.graph.summary's rule."""
+        return merge_sections({n: s.stats["summary"] for n, s in self.nodes.items()
+                               if isinstance(s.stats.get("summary"), dict)})
 
     def status(self) -> dict[str, Any]:
         return {
@@ -526,14 +476,3 @@ class Kernel:
             if self._asks:
                 self._answer_asks()  # a restarted node came back (it says ready on the control path)
 
-
-def _add(a: Any, b: Any) -> Any:
-    """Add two summary values: numbers add, mappings merge key by key, anything else: the newer."""
-    if a is None:
-        return b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return {k: _add(a.get(k), b.get(k)) if k in a and k in b else (b[k] if k in b else a[k])
-                for k in {**a, **b}}
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
-        return a + b
-    return b

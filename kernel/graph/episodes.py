@@ -18,7 +18,7 @@ from collections import Counter, deque
 from pathlib import Path
 from typing import Any
 
-from kernel.graph.store import ResultsStore
+from kernel.graph.store import ResultsStore, json_default
 
 RECENT = 100  # ended records kept in memory (tests and `launch ctl` look at the latest ones)
 
@@ -126,7 +126,7 @@ class EpisodeBook:
         self._count(rec)
         self.store.end(rec, index)
         # The acknowledgement record (kernel.graph.store): one line, handed to the OS before the reply.
-        self._mirror.write(json.dumps(rec, default=_jsonable) + "\n")
+        self._mirror.write(json.dumps(rec, default=json_default) + "\n")
 
     def _count(self, rec: dict[str, Any]) -> None:
         """Fold one ended record into the aggregates, and keep it among the recent ones."""
@@ -196,8 +196,3 @@ class EpisodeBook:
         """Mean of every numeric metric over completed episodes."""
         return {key: self._sums[key] / self._counts[key] for key in sorted(self._sums)}
 
-
-def _jsonable(obj: Any) -> Any:
-    if hasattr(obj, "tolist"):
-        return obj.tolist()
-    return str(obj)

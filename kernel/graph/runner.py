@@ -10,7 +10,7 @@ import signal
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 import structlog
 from rich.console import Console
@@ -20,14 +20,10 @@ from kernel.bus.shm import remove_segments
 from kernel.graph import announce, backends
 from kernel.graph.core import Kernel
 from kernel.launchfile import LaunchFile
-from kernel.tools import progress
 
 log = structlog.get_logger("framebus.run")
 READY_TIMEOUT_S = float(os.environ.get("FRAMEBUS_READY_TIMEOUT", "300"))
 EXIT_CODES = {"completed": 0, "failed": 1, "stopped": 0, "interrupted": 130, "timeout": 124}
-
-
-active_dir = announce.folder  # the old name, for callers written before kernel.graph.announce
 
 
 def default_out(lf: LaunchFile) -> Path:
@@ -38,7 +34,12 @@ def default_out(lf: LaunchFile) -> Path:
 
 
 async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = None,
-              console: Console | None = None, backend: str = "local", address: str | None = None) -> dict[str, Any]:
+              console: Console | None = None, backend: str = "local", address: str | None = None,
+              watch: Callable[[Kernel], Awaitable[None]] | None = None) -> dict[str, Any]:
+    """Run the graph to its end and write summary.json; returns the summary.
+
+    ``watch`` is the caller's view of the run (``launch run`` passes its progress line): started
+    when every node is ready and the run starts, cancelled when it ends."""
     console = console or outlet.console()  # on a queue: a terminal that stops reading stalls no loop
     for path in announce.clean_stale():  # also refuses an announcement folder that is not private
         console.print(f"removed {path}, left by a launcher that is gone", style="dim", highlight=False,
@@ -79,7 +80,7 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
     assert kernel.finished is not None
     if kernel.book.resumed:
         console.print(f"resuming {run_dir}: {kernel.book.resumed} episode(s) already ended are skipped")
-    shown: asyncio.Future[None] | None = None
+    watching: asyncio.Future[None] | None = None
     try:
         await supervisor.start_all()
         ready = asyncio.ensure_future(kernel.ready_event.wait())
@@ -92,7 +93,8 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
                 else:
                     console.print(f"all {len(kernel.nodes)} nodes ready; running {lf.name}", highlight=False)
                     kernel.start()
-                    shown = asyncio.ensure_future(progress.show(kernel, console, lf.run.metric))
+                    if watch is not None:
+                        watching = asyncio.ensure_future(watch(kernel))
             else:
                 waiting = [n for n, s in kernel.nodes.items() if s.state != "ready"]
                 kernel.finish("failed", f"nodes not ready after {READY_TIMEOUT_S:.0f} s: {', '.join(waiting)}")
@@ -103,9 +105,9 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
         except asyncio.TimeoutError:
             status, reason = "timeout", f"run.timeout of {lf.run.timeout} s reached"
     finally:
-        if shown is not None:
-            shown.cancel()
-            await asyncio.gather(shown, return_exceptions=True)
+        if watching is not None:
+            watching.cancel()
+            await asyncio.gather(watching, return_exceptions=True)
         await supervisor.stop_all(kernel.stop_nodes)
         placement.close()
         kernel.close()

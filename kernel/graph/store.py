@@ -55,7 +55,9 @@ def connect(path: Path) -> sqlite3.Connection:
     return db
 
 
-def _json(obj: Any) -> Any:
+def json_default(obj: Any) -> Any:
+    """``json.dumps``'s fallback for metrics and records: numpy values and arrays as numbers and lists
+    (their ``tolist``), anything else as its ``str``, so a node's odd metric never loses the record."""
     return obj.tolist() if hasattr(obj, "tolist") else str(obj)
 
 
@@ -130,10 +132,10 @@ class _Writer:
                             else:
                                 db.execute(sql, params)
                 return
-            except sqlite3.Error as exc:
+            except sqlite3.Error:
                 if attempt == self.TRIES:
                     self.failures += len(work)
-                    log.error("results not written", file=str(self.path), writes=len(work), error=str(exc))
+                    log.error("results not written", file=str(self.path), writes=len(work), exc_info=True)
                 else:
                     time.sleep(0.5 * attempt)
 
@@ -212,7 +214,7 @@ def _episode_rows(record: dict[str, Any], index: int | None) -> tuple[Statement,
     return (
         ("INSERT OR IGNORE INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?)",
          (eid, index, record["status"], record.get("node"), record.get("retries", 0), time.time(),
-          json.dumps(record["metrics"], default=_json))),
+          json.dumps(record["metrics"], default=json_default))),
         ("INSERT OR REPLACE INTO metrics VALUES (?, ?, ?)",
          [(eid, k, float(v)) for k, v in record["metrics"].items()
           if isinstance(v, (int, float)) and not isinstance(v, bool)]),
@@ -231,7 +233,7 @@ class StepStore:
     def write(self, record: dict[str, Any]) -> None:
         self._writer.put(("INSERT INTO steps VALUES (?, ?, ?, ?, ?)", (
             record.get("ts", time.time()), self.node, record.get("episode"), record.get("t"),
-            json.dumps(record, default=_json))))
+            json.dumps(record, default=json_default))))
 
     def close(self) -> None:
         self._writer.close()

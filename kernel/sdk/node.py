@@ -156,7 +156,13 @@ class Node:
 
     def summarize(self, section: str, data: dict[str, Any]) -> None:
         """Put ``data`` into the run's summary.json under ``section`` (sent with heartbeats and at
-        exit). Sections of the same name from several nodes are merged by adding their numbers."""
+        exit; a later call replaces the node's earlier data).
+
+        A section only this node sends is written as sent. When several nodes send a section of the
+        same name, adding their numbers would turn two means of 0.5 into 1.0, so the kernel adds up
+        integers only (send integers for counts, floats for means, rates and other measures), keeps
+        other values that every node agrees on, leaves floats out, and puts each node's data as sent
+        under ``by_node`` (docs/nodes.md)."""
         self._rt.summary_sections[section] = data
 
     def ports(self, params: Any) -> tuple[Sequence[str], Sequence[str]]:

@@ -109,15 +109,16 @@ def _run(args: argparse.Namespace) -> int:
         lf = with_recorder(lf)
     logs.configure("kernel")
     from kernel.graph import runner
+    from kernel.tools import progress
 
+    run = runner.run(lf, args.out, trace=args.trace, console=console, backend=args.backend,
+                     address=args.address, watch=lambda kernel: progress.show(kernel, console, lf.run.metric))
     try:
         import uvloop
 
-        summary = uvloop.run(runner.run(lf, args.out, trace=args.trace, console=console,
-                                        backend=args.backend, address=args.address))
+        summary = uvloop.run(run)
     except ImportError:
-        summary = asyncio.run(runner.run(lf, args.out, trace=args.trace, console=console,
-                                         backend=args.backend, address=args.address))
+        summary = asyncio.run(run)
     _print_summary(summary)
     # The run is over and written: like any command, wait for a paused reader (a pager, Ctrl-S) to
     # take the last lines and the summary; a closed one (`| head`) ends the wait at once.

@@ -25,7 +25,7 @@ import sys
 import threading
 from collections import deque
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import structlog
 from rich.console import Console
@@ -264,6 +264,12 @@ class RayCluster:
             ray.kill(actor, no_restart=True)
         except Exception:  # already gone, or Ray is shutting down
             pass
+
+    def supervisor(self, specs: list[NodeSpec], env: dict[str, str], log_dir: Path, console: Console,
+                   on_exit: Callable[[str, int | None, bool], None],
+                   node_env: dict[str, dict[str, str]] | None) -> Supervisor:
+        """The supervisor of this run's nodes, each in an actor of this cluster."""
+        return RaySupervisor(specs, env, log_dir, console, on_exit, node_env, cluster=self)
 
     def shutdown(self) -> None:
         """Disconnect; for an instance we started, that also stops all of its processes."""

@@ -1,0 +1,102 @@
+"""The services the kernel answers on kernel.sock: one handler per name, in one table.
+
+Nodes ask for and end episodes (``Node.next_episode``, ``report``, ``end_episode``, ``record_error``);
+``launch ctl`` and ``launch stats`` pause, step, stop and read the run. A handler returns the reply's
+body, raises to send an error reply, or returns DEFERRED to answer later (an ``episode.next`` that
+must wait for an episode in flight or a restarting node; ``Kernel._answer_asks`` answers it).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from kernel.graph.core import Kernel
+
+DEFERRED = object()  # what a service returns when it answers later (kernel._asks)
+_EPISODE = re.compile(r"ep(\d{5,})")
+
+Handler = Callable[["Kernel", str, dict[str, Any]], Any]
+
+
+def _episode_in_range(kernel: Kernel, svc: str, src: str, body: dict[str, Any]) -> None:
+    """An episode id past the run's last one is bad traffic (counted per sender), not just an error."""
+    index = int(_EPISODE.fullmatch(body["episode"]).group(1))  # type: ignore[union-attr]  # body_error checked it
+    if kernel.book.total is not None and index >= kernel.book.total:
+        error = f"{svc}: episode {body['episode']!r} is out of range (this run has {kernel.book.total})"
+        kernel.bad.note(src, error)
+        raise ValueError(error)
+
+
+def episode_next(kernel: Kernel, src: str, body: dict[str, Any]) -> Any:
+    if not kernel.started:
+        raise RuntimeError("the run has not started: ask for episodes in run(), not in setup()")
+    return kernel.next_episode(src)
+
+
+def episode_report(kernel: Kernel, src: str, body: dict[str, Any]) -> bool:
+    _episode_in_range(kernel, "episode.report", src, body)
+    kernel.book.report(body["episode"], body.get("metrics") or {})
+    return True
+
+
+def episode_end(kernel: Kernel, src: str, body: dict[str, Any]) -> bool:
+    _episode_in_range(kernel, "episode.end", src, body)
+    kernel.book.end(body["episode"], body.get("status", "completed"), body.get("metrics") or {})
+    kernel.check_done()
+    return True
+
+
+def run_error(kernel: Kernel, src: str, body: dict[str, Any]) -> bool:
+    kind, message = body.get("kind"), body.get("message")
+    if not isinstance(kind, str) or not isinstance(message, str):
+        raise ValueError("run.error takes {kind: str, message: str, episode: id (optional)}")
+    episode = str(body["episode"]) if body.get("episode") is not None else None
+    kernel.book.store.error(kind[:64], message[:2000], node=src, episode=episode)
+    return True
+
+
+def ctl_pause(kernel: Kernel, src: str, body: dict[str, Any]) -> dict[str, Any]:
+    kernel.paused = True
+    kernel.broadcast("pause", {})
+    return kernel.status()
+
+
+def ctl_resume(kernel: Kernel, src: str, body: dict[str, Any]) -> dict[str, Any]:
+    kernel.paused = False
+    kernel.broadcast("resume", {})
+    return kernel.status()
+
+
+def ctl_step(kernel: Kernel, src: str, body: dict[str, Any]) -> dict[str, Any]:
+    kernel.paused = True
+    kernel.broadcast("step", {"n": int(body.get("n", 1))})
+    return kernel.status()
+
+
+def ctl_stop(kernel: Kernel, src: str, body: dict[str, Any]) -> dict[str, Any]:
+    kernel.finish("stopped", f"stopped by {src}")
+    return kernel.status()
+
+
+SERVICES: dict[str, Handler] = {
+    "episode.next": episode_next,
+    "episode.report": episode_report,
+    "episode.end": episode_end,
+    "run.error": run_error,
+    "ctl.pause": ctl_pause,
+    "ctl.resume": ctl_resume,
+    "ctl.step": ctl_step,
+    "ctl.stop": ctl_stop,
+    "stats": lambda kernel, src, body: kernel.stats(),
+    "status": lambda kernel, src, body: kernel.status(),
+}
+
+
+def call(kernel: Kernel, src: str, svc: str, body: dict[str, Any]) -> Any:
+    """Run the handler of ``svc`` for a request from ``src``."""
+    handler = SERVICES.get(svc)
+    if handler is None:
+        raise ValueError(f"the kernel has no service {svc!r}; it offers {', '.join(SERVICES)}")
+    return handler(kernel, src, body)
