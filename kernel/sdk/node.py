@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence, TypeVar
 
 import structlog
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from kernel.bus.protocol import Message
 from kernel.sdk.errors import EpisodeAbandoned, RemoteError, RequestTimeout
@@ -53,6 +53,8 @@ class NodeParams(BaseModel):
     to a default silently); field descriptions are what ``launch describe`` prints."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    replica: int | None = Field(None, description="this copy's index in a replicated group (set by the launch file)")
 
 
 def on_input(name: str) -> Callable[[F], F]:
