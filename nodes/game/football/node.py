@@ -249,7 +249,7 @@ class FootballEnv(EnvNode):
                 obs["views"] = {s.agent: {"team": s.team, "player": s.player,
                                           "controlled": state["controlled"].get(s.agent, -1),
                                           "text": self._text(s, state)} for s in self.seats}
-        return obs  # type: ignore[return-value]
+        return obs
 
     def render(self) -> Any:
         started = time.perf_counter()

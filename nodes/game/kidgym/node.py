@@ -77,7 +77,7 @@ class KidGymEnv(EnvNode):
         game = self._game()
         return {"task": game.code, "level": game.level, "round": self.round, "actions": game.options,
                 "options_lettered": True, "idle": None, "goal": game.goal, "text": game.text(),
-                "memory": game.memory, "max_steps": game.budget}  # type: ignore[typeddict-unknown-key]
+                "memory": game.memory, "max_steps": game.budget}
 
     def render(self) -> Any:
         return None if self._render is None else self._render(self._game(), self.params.cell)

@@ -120,7 +120,7 @@ class MqttRobotEnv(EnvNode):
         return {"actions": list(ACTIONS), "idle": IDLE,
                 "goal": f"drive the rover to ({gx}, {gy}) before its battery runs out", "text": text,
                 "x": state["x"], "y": state["y"], "heading": state["heading"], "target": [gx, gy],
-                "battery": state["battery"], "bumps": state["bumps"]}  # type: ignore[typeddict-unknown-key]
+                "battery": state["battery"], "bumps": state["bumps"]}
 
     @service("oracle")
     def oracle(self, body: dict[str, Any]) -> Any:

@@ -28,7 +28,7 @@ def observation(game: SokobanGame) -> Observation:
     return {"actions": list(ACTIONS), "idle": None, "goal": game.goal(),
             "text": render.text(game.level, b.boxes, b.player), "level": game.level.name,
             "tier": game.level.tier, "steps_left": game.max_steps - game.t,
-            "boxes_on_target": b.on_target, "boxes": len(b.targets)}  # type: ignore[typeddict-unknown-key]
+            "boxes_on_target": b.on_target, "boxes": len(b.targets)}
 
 
 class SokobanEnv(EnvNode):
