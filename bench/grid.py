@@ -35,7 +35,7 @@ from kernel.graph.store import episode_rows  # noqa: E402
 from kernel.sdk.testing import Harness  # noqa: E402
 from nodes.game.sokoban import benchmark  # noqa: E402
 from nodes.game.sokoban.game import SokobanGame  # noqa: E402
-from nodes.game.sokoban.node import observation, step_message  # noqa: E402
+from nodes.game.sokoban.node import observation  # noqa: E402
 
 
 async def bus_block(episodes: int, seed: int) -> tuple[list[float], int, float]:
@@ -75,9 +75,10 @@ def direct_block(episodes: int, seed: int) -> tuple[list[float], int, float]:
         eid = f"ep{index:05d}"
         while not game.done:
             t = time.perf_counter()
-            obs = observation(game, eid, frames=False)
+            obs = {**observation(game), "env": "sokoban", "episode": eid, "t": game.t}
             step = game.play(rng.choice(obs["actions"]))
-            step_message(game, step, eid, "mini")
+            {"episode": eid, "t": step.t, "action": step.action, "valid": step.valid, "reward": step.reward,
+             "done": step.done, "info": {**game.info(), "set": "mini"}}
             times.append(time.perf_counter() - t)
     return times, len(times), time.perf_counter() - t0
 

@@ -3,8 +3,6 @@ observation, so recordings of it carry an image channel (tests/test_record.py, t
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from nodes.game.hello import CountdownEnv
@@ -22,9 +20,8 @@ def draw(position: int, target: int, length: int) -> np.ndarray:
 
 
 class FramedHelloEnv(CountdownEnv):
-    """CountdownEnv whose observations carry ``frame`` (uint8 H×W×3), as docs/environments.md says."""
+    """CountdownEnv that draws its state, so with ``frames: true`` every observation carries ``frame``
+    (uint8 H×W×3), as docs/environments.md says."""
 
-    async def publish(self, output: str, body: Any = None, *, step: int | None = None) -> None:
-        if output == "obs" and isinstance(body, dict):
-            body = {**body, "frame": draw(int(body["position"]), int(body["target"]), self.length)}
-        await super().publish(output, body, step=step)
+    def render(self) -> np.ndarray:
+        return draw(self.state["position"], self.state["target"], self.params.length)

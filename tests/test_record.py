@@ -27,7 +27,7 @@ name: hello_frames
 nodes:
   - id: env
     uses: tests.nodes_frames:FramedHelloEnv
-    params: {length: 8, max_steps: 20}
+    params: {length: 8, max_steps: 20, frames: true}
     inputs: {action: agent/action}
     clock: {mode: lockstep, deadline: 5.0, default_action: stay}
   - id: agent

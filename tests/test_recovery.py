@@ -197,14 +197,15 @@ def test_an_episode_whose_agent_dies_is_abandoned_then_replayed_in_full(tmp_path
 
 def test_a_missing_judge_still_fails_the_run_after_the_drain_time(tmp_path, monkeypatch):
     """The environment now waits for the episodes in flight instead of ending its run; when nothing
-    will ever end them, the drain timer still says why."""
+    will ever end them (``judge: true`` leaves the ending to a judge that is not there), the drain
+    timer still says why."""
     path = tmp_path / "unjudged.yaml"
     path.write_text("""
 name: unjudged
 nodes:
   - id: env
     uses: hello.env
-    params: {max_steps: 3}
+    params: {max_steps: 3, judge: true}
     inputs: {action: agent/action}
     clock: {mode: lockstep, deadline: 5.0, default_action: stay}
   - id: agent

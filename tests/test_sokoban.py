@@ -310,7 +310,7 @@ def test_users_bring_their_own_xsb_levels(tmp_path):
 # --- the bus ----------------------------------------------------------------------------------------------
 async def test_env_node_services_oracle_invalid_and_stop():
     async with Harness(quiet=True, episodes=2) as h:
-        h.add("env", "nodes.game.sokoban.node:SokobanEnv", params={"set": "mini", "tier": "small-v0", "judge": False,
+        h.add("env", "nodes.game.sokoban.node:SokobanEnv", params={"set": "mini", "tier": "small-v0", "judge": False, "frames": True,
                                                                    "resolution": 320},
               inputs={"action": "probe/action"}, clock={"mode": "lockstep"})
         probe = h.probe(inputs={"obs": "env/obs", "step": "env/step"}, outputs=["action"])

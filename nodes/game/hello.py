@@ -6,55 +6,50 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from kernel.sdk.node import Node, service
+from pydantic import Field
+
+from kernel.sdk.env import EnvNode, EnvParams, Observation, StepResult
+from kernel.sdk.node import Episode, service
 
 ACTIONS = ("left", "right", "stay")
 MOVES = {"left": -1, "right": 1, "stay": 0}
 
 
-class CountdownEnv(Node):
-    """Publishes an observation per step, waits for the agent through its clock, and streams steps
-    to the judge. Params: ``length`` (line length), ``max_steps``, ``target`` (fixed; default
-    drawn from each episode's seed)."""
+class CountdownEnv(EnvNode):
+    """The agent walks from 0 towards the target; the episode ends on reaching it or at ``max_steps``."""
 
-    inputs = ("action",)
-    outputs = ("obs", "step")
+    class Params(EnvParams):
+        length: int = Field(8, ge=2, description="positions on the line, 0 to length-1")
+        max_steps: int | None = Field(20, gt=0, description="decisions per episode at most")
+        target: int | None = Field(None, ge=1, description="a fixed target (default: drawn from each episode's seed)")
+
+    env = "hello"
+    params: Params
 
     async def setup(self) -> None:
-        self.length = int(self.params.get("length", 8))
-        self.max_steps = int(self.params.get("max_steps", 20))
         self.state: dict[str, Any] = {}
 
-    async def run(self) -> None:
-        while (episode := await self.next_episode()) is not None:
-            rng = random.Random(episode.seed)
-            target = int(self.params.get("target") or rng.randrange(1, self.length))
-            position = 0
-            self.state = {"episode": episode.id, "position": position, "target": target}
-            for t in range(self.max_steps):
-                text = f"You are at {position} on a line from 0 to {self.length - 1}; the goal is at {target}."
-                await self.publish("obs", {
-                    "env": "hello", "episode": episode.id, "t": t, "actions": list(ACTIONS), "idle": "stay",
-                    "goal": f"reach position {target}", "text": text, "position": position, "target": target,
-                }, step=t)
-                actions = await self.clock.actions(t)
-                action = next(iter(actions.values()), None)
-                stop = isinstance(action, dict) and bool(action.get("stop"))
-                known = isinstance(action, str) and action in MOVES  # a peer may send anything at all
-                valid = known or action is None or stop
-                if known:
-                    position = min(self.length - 1, max(0, position + MOVES[action]))
-                self.state["position"] = position
-                reached = position == target
-                done = reached or stop or t == self.max_steps - 1
-                self.log.info("step", episode=episode.id, t=t, action=action, position=position, target=target)
-                await self.publish("step", {
-                    "episode": episode.id, "t": t, "action": action if known else None, "valid": valid,
-                    "reward": float(reached), "done": done,
-                    "info": {"position": position, "target": target, "reached": reached, "stopped": stop},
-                }, step=t)
-                if done:
-                    break
+    async def reset(self, episode: Episode) -> None:
+        target = self.params.target or random.Random(episode.seed).randrange(1, self.params.length)
+        self.state = {"episode": episode.id, "position": 0, "target": target}
+
+    def observe(self) -> Observation:
+        position, target = self.state["position"], self.state["target"]
+        text = f"You are at {position} on a line from 0 to {self.params.length - 1}; the goal is at {target}."
+        return {"actions": list(ACTIONS), "idle": "stay", "goal": f"reach position {target}", "text": text,
+                "position": position, "target": target}
+
+    async def step(self, action: str | None) -> StepResult:
+        if action is not None:
+            self.state["position"] = min(self.params.length - 1, max(0, self.state["position"] + MOVES[action]))
+        reached = self.state["position"] == self.state["target"]
+        return StepResult(reward=float(reached), done=reached,
+                          info={"position": self.state["position"], "target": self.state["target"],
+                                "reached": reached, "success": reached})
+
+    async def stop(self, reason: str) -> StepResult:
+        return StepResult(done=True, info={"position": self.state["position"], "target": self.state["target"],
+                                           "reached": False, "success": False})
 
     @service("oracle")
     def oracle(self, body: dict[str, Any]) -> str:
@@ -64,4 +59,4 @@ class CountdownEnv(Node):
 
     @service("describe")
     def describe(self, body: dict[str, Any]) -> dict[str, Any]:
-        return {"env": "hello", "actions": list(ACTIONS), "idle": "stay", "length": self.length}
+        return {"env": self.env, "actions": list(ACTIONS), "idle": "stay", "length": self.params.length}

@@ -17,11 +17,13 @@ newest action of each agent, and frames that passed without a new decision are c
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+from pydantic import Field
 
-from kernel.sdk.node import Episode, Node, service
+from kernel.sdk.env import EnvNode, EnvParams, Observation, StepRecord, StepResult
+from kernel.sdk.node import Episode, NodeParams, service
 from nodes.game.football import actions as A
 from nodes.game.football import oracle, scenarios
 from nodes.game.football.autorender import AutoRenderConfig, Plan, SeatMemory, plan_for
@@ -44,93 +46,72 @@ def magebench_colors(frame: np.ndarray) -> np.ndarray:
     return np.clip(img * 1.2, 0, 255).astype(np.uint8)
 
 
-def _resolution(params: dict[str, Any]) -> tuple[int, int]:
-    res = params.get("resolution", [1280, 720])
-    if isinstance(res, (int, float)):  # MageBench's --resolution: the width, 16:9
-        return int(res), int(round(res * 0.5625))
-    w, h = res
-    return int(w), int(h)
+class AutoRender(NodeParams):
+    """MageBench's auto-rendering: while no seat must decide, the world plays on."""
+
+    max_frames: int = Field(10, gt=0, description="frames one decision may play at most")
+    lookahead: int = Field(5, gt=0, description="frames looked ahead for a ball that settles")
+    threshold: float = Field(0.01, gt=0, description="ball movement (field units) that counts as settled")
 
 
-class FootballEnv(Node):
-    """Params (all optional):
+class FootballEnv(EnvNode):
+    """Episode ``i`` plays scenario ``i % len(scenarios)``, repeat ``i // len(scenarios)``;
+    parameters: ``launch describe football.env``."""
 
-    * ``scenarios``: ``mini`` (MageBench's 20, default), ``all`` (108), ``zone:N``, ``category:P``,
-      a MageBench id (``R1_P_1``), a gfootball level (``academy_3_vs_1_with_keeper``) or a list;
-      episode ``i`` plays scenario ``i % len(scenarios)``, repeat ``i // len(scenarios)``;
-    * ``players``: ``{agent_id: left | right | left:N | right:N}`` (``seats.py``); default: the one
-      wired agent follows the left team's active player;
-    * ``frames`` (false): publish rendered RGB frames; ``resolution`` ([1280, 720], or a width);
-      ``color_adjust``: ``none`` (default) or ``magebench``;
-    * ``actions``: ``magebench`` (the benchmark's 16 names, default) or ``full``;
-    * ``auto_render``: true (default), false, or ``{max_frames, lookahead, threshold}``;
-    * ``right_frame``: ``own`` (default: a right-team agent's directions and text are in its own
-      frame, attacking right) or ``global``;
-    * ``max_decisions`` (400, MageBench's loop limit), ``max_frames`` (none: the level's own
-      duration; set it to cut long gfootball levels short), ``settings`` (scenario-config
-      overrides such as ``right_team_difficulty``), ``data`` (another scenario file);
-    * ``text`` (true): the text rendering in ``obs``; ``judge``: whether a judge ends episodes
-      (default: when ``step`` is wired).
-    """
+    class Params(EnvParams):
+        scenarios: str | list[str] = Field("mini", description="mini (MageBench's 20), all (108), zone:N, "
+                                           "category:P, a MageBench id (R1_P_1), a gfootball level, or a list")
+        players: dict[str, str] | None = Field(None, description="{agent_id: left | right | left:N | right:N}; "
+                                               "default: the one agent follows the left team's active player")
+        resolution: int | tuple[int, int] = Field((1280, 720), description="[width, height], or a width (16:9)")
+        color_adjust: Literal["none", "magebench"] = Field("none", description="magebench: its fixed colour change")
+        actions: Literal["magebench", "full"] = Field("magebench", description="the benchmark's 16 names, or all")
+        auto_render: bool | AutoRender = Field(True, description="play frames while no seat must decide")
+        right_frame: Literal["own", "global"] = Field("own", description="own: a right-team agent's directions "
+                                                      "and text are in its own frame, attacking right")
+        max_decisions: int = Field(400, gt=0, description="lockstep decisions per episode (MageBench's loop limit)")
+        max_frames: int | None = Field(None, gt=0, description="engine frames per episode (none: the level's own)")
+        settings: dict[str, Any] = Field({}, description="scenario-config overrides (right_team_difficulty, ...)")
+        data: str | None = Field(None, description="another scenario file")
+        text: bool = Field(True, description="the text rendering in obs")
+        physics_steps_per_frame: int = Field(10, gt=0, description="engine physics steps per frame")
 
-    inputs = ("action",)
-    outputs = ("obs", "step")
+    env = "football"
+    params: Params
 
     async def setup(self) -> None:
         p = self.params
-        self.data_path: str | None = p.get("data")
-        self.names = scenarios.resolve(p.get("scenarios", p.get("scenario")), self.data_path)
-        self.frames_on = bool(p.get("frames", False))
-        self.width, self.height = _resolution(p)
-        self.color_adjust = str(p.get("color_adjust", "none"))
-        if self.color_adjust not in ("none", "magebench"):
-            raise ValueError(f"param color_adjust must be none or magebench, got {self.color_adjust!r}")
-        set_name = str(p.get("actions", "magebench"))
-        if set_name not in A.ACTION_SETS:
-            raise ValueError(f"param actions must be one of {', '.join(A.ACTION_SETS)}, got {set_name!r}")
-        self.allowed = list(A.ACTION_SETS[set_name])
-        self.accepted = set(self.allowed) | {A.IDLE}
-        auto = p.get("auto_render", True)
-        self.auto = (AutoRenderConfig(**auto) if isinstance(auto, dict) else AutoRenderConfig(enabled=bool(auto)))
-        self.right_frame = str(p.get("right_frame", "own"))
-        if self.right_frame not in ("own", "global"):
-            raise ValueError(f"param right_frame must be own or global, got {self.right_frame!r}")
-        self.max_decisions = int(p.get("max_decisions", 400))
-        self.max_frames = int(p["max_frames"]) if p.get("max_frames") is not None else None
-        self.settings = dict(p.get("settings") or {})
-        self.with_text = bool(p.get("text", True))
+        self.names = scenarios.resolve(p.scenarios, p.data)
+        res = p.resolution
+        self.width, self.height = (res, int(round(res * 0.5625))) if isinstance(res, int) else res
+        self.allowed = list(A.ACTION_SETS[p.actions])
+        auto = p.auto_render
+        self.auto = AutoRenderConfig(enabled=auto) if isinstance(auto, bool) else AutoRenderConfig(**auto.model_dump())
         agents = list(self.clock.wait_for or self.sources("action"))
-        self.seats: list[Seat] = parse_seats(p.get("players"), agents)
-        self.match = Match(width=self.width, height=self.height,
-                           physics_steps_per_frame=int(p.get("physics_steps_per_frame", 10)))
-        self.judged = bool(p.get("judge", bool(self.readers("step"))))
+        self.seats: list[Seat] = parse_seats(p.players, agents)
+        self.match = Match(width=self.width, height=self.height, physics_steps_per_frame=p.physics_steps_per_frame)
+        self.realtime = self.clock.mode == "realtime"
         self.levels: dict[str, str] = {}
         self.totals = {"episodes": 0, "frames": 0, "decisions": 0, "render_s": 0.0, "frames_without_new_action": 0}
-        self.episode_frames = 0
 
     async def teardown(self) -> None:
         if getattr(self, "match", None) is not None:
             self.match.close()
 
     # -- episodes -------------------------------------------------------------------------------
-    async def run(self) -> None:
-        realtime = self.clock.mode == "realtime"
-        while (episode := await self.next_episode()) is not None:
-            name = self.names[episode.index % len(self.names)]
-            repeat = episode.index // len(self.names)
-            if name not in self.levels:
-                self.levels[name] = scenarios.install_level(name, fixed_players(self.seats), self.settings,
-                                                            self.data_path)
-            state = self.match.reset(self.levels[name], self.seats, episode.seed)
-            self._check_seats(name, state)
-            self.episode_frames = 0
-            self.log.info("episode", episode=episode.id, scenario=name, repeat=repeat)
-            if realtime:
-                await self._play_realtime(episode, name, repeat, state)
-            else:
-                await self._play_lockstep(episode, name, repeat, state)
-            self.totals["episodes"] += 1
-            self.summarize("football_env", dict(self.totals))
+    async def reset(self, episode: Episode) -> None:
+        name = self.name = self.names[episode.index % len(self.names)]
+        self.repeat = episode.index // len(self.names)
+        if name not in self.levels:
+            self.levels[name] = scenarios.install_level(name, fixed_players(self.seats), self.params.settings,
+                                                        self.params.data)
+        self.state = self.initial = self.match.reset(self.levels[name], self.seats, episode.seed)
+        self._check_seats(name, self.state)
+        self.t, self.episode_frames = 0, 0
+        self.memory = {s.agent: SeatMemory(last_direction=self._to_global(s, "action_right")) for s in self.seats}
+        self.last_seen: dict[str, Any] = {s.agent: None for s in self.seats}
+        self.stale_frames = {s.agent: 0 for s in self.seats}
+        self.log.info("episode", episode=episode.id, scenario=name, repeat=self.repeat)
 
     def _check_seats(self, name: str, state: State) -> None:
         for seat in self.seats:
@@ -139,43 +120,76 @@ class FootballEnv(Node):
                 raise ValueError(f"{seat.agent} is seated at {seat.label}, but the {seat.team} team of {name} has "
                                  f"only {size} players (0-{size - 1})")
 
-    async def _play_lockstep(self, episode: Episode, name: str, repeat: int, state: State) -> None:
-        memory = {s.agent: SeatMemory(last_direction=self._to_global(s, "action_right")) for s in self.seats}
-        initial, invalid_logged = state, False
-        for t in range(self.max_decisions):
-            await self._publish_obs(episode, t, name, repeat, state)
-            chosen = await self.clock.actions(t)
-            applied, valid, stop = self._read_actions(chosen)
-            if not valid and not invalid_logged:
-                invalid_logged = True
-                self.log.warning("invalid action", episode=episode.id, t=t, got=chosen)
-            if stop is not None:
-                await self._publish_step(episode, t, name, repeat, applied, valid, [], 0, True, "stopped",
-                                         initial if t == 0 else None, stop)
-                return
-            plans = {s.agent: plan_for(self._to_global(s, applied[s.agent]), memory[s.agent], state, s.team, self.auto)
-                     for s in self.seats}
-            played, reward, done = [], 0, False
-            while True:
-                codes = self._next_codes(plans, state, first=not played)
-                if codes is None:
-                    break
-                state, done, r = self.match.step(codes)
-                reward += r
-                played.append({"state": state, "codes": codes})
-                for plan in plans.values():
-                    plan.after_frame(state, done)
-                self.episode_frames += 1
-                if done or self._out_of_frames(self.episode_frames):
-                    break
-            self.totals["frames"] += len(played)
-            self.totals["decisions"] += 1
-            end = self._end_reason(state, done, self.episode_frames, t)
-            await self._publish_step(episode, t, name, repeat, applied, valid, played, reward, end is not None, end,
-                                     initial if t == 0 else None)
-            if end is not None:
-                return
+    async def act(self, actions: dict[str, str | None]) -> StepResult:
+        applied = {s.agent: actions.get(s.agent) or A.IDLE for s in self.seats}
+        if self.realtime:
+            result = self._play_frame(actions)
+        else:
+            result = self._play_decision(applied)
+        self.t += 1
+        if result.done:
+            self._finished()
+        return result
 
+    async def stop(self, reason: str) -> StepResult:
+        self._finished()
+        return StepResult(0.0, True, self._info({s.agent: A.IDLE for s in self.seats}, [], "stopped"))
+
+    def _finished(self) -> None:
+        self.totals["episodes"] += 1
+        self.summarize("football_env", dict(self.totals))
+
+    def _play_decision(self, applied: dict[str, str]) -> StepResult:
+        """Lockstep: one decision plays frames until a seat must decide again (auto-rendering)."""
+        state = self.state
+        plans = {s.agent: plan_for(self._to_global(s, applied[s.agent]), self.memory[s.agent], state, s.team,
+                                   self.auto) for s in self.seats}
+        played: list[dict[str, Any]] = []
+        reward, done = 0, False
+        while True:
+            codes = self._next_codes(plans, state, first=not played)
+            if codes is None:
+                break
+            state, done, r = self.match.step(codes)
+            reward += r
+            played.append({"state": state, "codes": codes})
+            for plan in plans.values():
+                plan.after_frame(state, done)
+            self.episode_frames += 1
+            if done or self._out_of_frames(self.episode_frames):
+                break
+        self.state = state
+        self.totals["frames"] += len(played)
+        self.totals["decisions"] += 1
+        end = self._end_reason(state, done, self.episode_frames, self.t)
+        return StepResult(float(reward), end is not None, self._info(applied, played, end))
+
+    def _play_frame(self, actions: dict[str, str | None]) -> StepResult:
+        """Realtime: one engine frame per clock tick. An agent's action is applied on the first
+        frame after it arrives; later frames until its next decision play idle, so the engine's
+        sticky state (running direction, sprint, dribble) carries on as if the button were held."""
+        fresh: dict[str, str] = {}
+        for seat in self.seats:
+            body = actions.get(seat.agent)
+            # the clock hands back the same stored body until a newer decision arrives
+            if body is not None and body is not self.last_seen[seat.agent]:
+                fresh[seat.agent] = self.last_seen[seat.agent] = body
+            else:
+                self.stale_frames[seat.agent] += 1
+                self.totals["frames_without_new_action"] += 1
+        applied = {s.agent: fresh.get(s.agent, A.IDLE) for s in self.seats}
+        codes = [A.code(self._to_global(s, applied[s.agent])) for s in self.seats]
+        self.state, done, reward = self.match.step(codes)
+        self.totals["frames"] += 1
+        self.episode_frames += 1
+        self.totals["decisions"] += len(fresh)
+        limit = self.params.max_frames if self.params.max_frames is not None else self.match.duration
+        end = self._end_reason(self.state, done, self.t + 1, None)
+        if end is None and self.t + 1 >= limit:
+            end = "max_frames" if self.params.max_frames is not None else "time"
+        info = self._info(applied, [{"state": self.state, "codes": codes}], end)
+        info.update(fresh=sorted(fresh), frames_without_new_action=dict(self.stale_frames))
+        return StepResult(float(reward), end is not None, info)
     def _next_codes(self, plans: dict[str, Plan], state: State, first: bool) -> list[int] | None:
         """One action index per seat for the coming frame, or None once any seat must decide again
         (a decision always plays at least one frame; with no seats at all, exactly one)."""
@@ -193,7 +207,7 @@ class FootballEnv(Node):
         return codes
 
     def _out_of_frames(self, frames: int) -> bool:
-        return self.max_frames is not None and frames >= self.max_frames
+        return self.params.max_frames is not None and frames >= self.params.max_frames
 
     def _end_reason(self, state: State, done: bool, frames: int, t: int | None) -> str | None:
         """Why the episode ends after this decision (None: it goes on). ``t`` is the decision index
@@ -210,98 +224,40 @@ class FootballEnv(Node):
             return "possession_change"
         if self._out_of_frames(frames):
             return "max_frames"
-        if t is not None and t + 1 >= self.max_decisions:
+        if t is not None and t + 1 >= self.params.max_decisions:
             return "max_decisions"
         return None
 
-    async def _play_realtime(self, episode: Episode, name: str, repeat: int, state: State) -> None:
-        """One engine frame per clock tick. An agent's action is applied on the first frame after
-        it arrives; later frames until its next decision play idle, so the engine's sticky state
-        (running direction, sprint, dribble) carries on as if the button were held."""
-        initial, last_seen = state, {s.agent: None for s in self.seats}
-        stale_frames = {s.agent: 0 for s in self.seats}
-        limit = self.max_frames if self.max_frames is not None else self.match.duration
-        for t in range(limit):
-            await self._publish_obs(episode, t, name, repeat, state)
-            chosen = await self.clock.actions(t)
-            fresh: dict[str, Any] = {}
-            for seat in self.seats:
-                body = chosen.get(seat.agent)
-                # the clock hands back the same stored body until a newer decision arrives
-                if body is not None and body is not last_seen[seat.agent]:
-                    fresh[seat.agent] = body
-                    last_seen[seat.agent] = body
-                else:
-                    stale_frames[seat.agent] += 1
-                    self.totals["frames_without_new_action"] += 1
-            applied, valid, stop = self._read_actions({s.agent: fresh.get(s.agent) for s in self.seats})
-            if stop is not None:
-                await self._publish_step(episode, t, name, repeat, applied, valid, [], 0, True, "stopped",
-                                         initial if t == 0 else None, stop)
-                return
-            codes = [A.code(self._to_global(s, applied[s.agent])) for s in self.seats]
-            state, done, reward = self.match.step(codes)
-            self.totals["frames"] += 1
-            self.episode_frames += 1
-            self.totals["decisions"] += len(fresh)
-            end = self._end_reason(state, done, t + 1, None)
-            if end is None and t + 1 >= limit:
-                end = "max_frames" if self.max_frames is not None else "time"
-            await self._publish_step(episode, t, name, repeat, applied, valid, [{"state": state, "codes": codes}],
-                                     reward, end is not None, end, initial if t == 0 else None,
-                                     extra={"fresh": sorted(fresh), "frames_without_new_action": dict(stale_frames)})
-            if end is not None:
-                return
-
-    # -- actions ----------------------------------------------------------------------------------
-    def _read_actions(self, chosen: dict[str, Any]) -> tuple[dict[str, str], bool, str | None]:
-        """Action names per seat (idle for none or invalid), whether all were valid, and the reason
-        of a stop request if an agent gave up."""
-        applied: dict[str, str] = {}
-        valid, stop = True, None
-        for seat in self.seats:
-            body = chosen.get(seat.agent)
-            if isinstance(body, dict) and body.get("stop"):
-                stop = f"{seat.agent}: {body.get('reason') or 'stopped'}"
-                applied[seat.agent] = A.IDLE
-            elif body is None:
-                applied[seat.agent] = A.IDLE
-            elif isinstance(body, str) and body in self.accepted:
-                applied[seat.agent] = body
-            else:
-                applied[seat.agent] = A.IDLE
-                valid = False
-        return applied, valid, stop
-
     def _to_global(self, seat: Seat, name: str) -> str:
-        return A.mirror(name) if seat.team == "right" and self.right_frame == "own" else name
+        return A.mirror(name) if seat.team == "right" and self.params.right_frame == "own" else name
 
-    # -- publishing -------------------------------------------------------------------------------
-    async def _publish_obs(self, episode: Episode, t: int, name: str, repeat: int, state: State) -> None:
+    # -- observations -----------------------------------------------------------------------------
+    def observe(self) -> Observation:
         """The observation every agent reads. ``text`` is the single seat's view; in a match with
         several seats it is neutral, and ``views`` holds each agent's own text (its player marked,
         its team attacking right)."""
+        state = self.state
         first = self.seats[0] if self.seats else None
         obs: dict[str, Any] = {
-            "env": "football", "episode": episode.id, "t": t, "scenario": name, "repeat": repeat,
-            "actions": self.allowed, "idle": A.IDLE, "goal": GOAL, "state": state,
-            "frame_index": frames_played(state, self.match.duration),
+            "scenario": self.name, "repeat": self.repeat, "actions": self.allowed, "idle": A.IDLE, "goal": GOAL,
+            "state": state, "frame_index": frames_played(state, self.match.duration),
             "players": {s.agent: s.label for s in self.seats},
         }
-        if self.with_text:
+        if self.params.text:
             obs["text"] = self._text(first if len(self.seats) == 1 else None, state)
             if len(self.seats) > 1:
                 obs["views"] = {s.agent: {"team": s.team, "player": s.player,
                                           "controlled": state["controlled"].get(s.agent, -1),
                                           "text": self._text(s, state)} for s in self.seats}
-        if self.frames_on:
-            started = time.perf_counter()
-            frame = self.match.frame()
-            if self.color_adjust == "magebench":
-                frame = magebench_colors(frame)
-            self.totals["render_s"] += time.perf_counter() - started
-            obs["frame"] = frame
-        await self.publish("obs", obs, step=t)
+        return obs
+
+    def render(self) -> Any:
+        started = time.perf_counter()
+        frame = self.match.frame()
+        if self.params.color_adjust == "magebench":
+            frame = magebench_colors(frame)
+        self.totals["render_s"] += time.perf_counter() - started
+        return frame
 
     def _text(self, seat: Seat | None, state: State) -> str:
         """The text for one seat's agent; with no seat (or for the shared ``text`` of a match with
@@ -312,33 +268,25 @@ class FootballEnv(Node):
                 text += "\nAgents: " + ", ".join(
                     f"{s.agent} plays {s.team} #{state['controlled'].get(s.agent, -1)}" for s in self.seats) + "."
             return text
-        team = seat.team if self.right_frame == "own" else "left"
+        team = seat.team if self.params.right_frame == "own" else "left"
         return render_text(state, team=team, controlled=state["controlled"].get(seat.agent),
                            duration=self.match.duration)
 
-    async def _publish_step(self, episode: Episode, t: int, name: str, repeat: int, applied: dict[str, str],
-                            valid: bool, played: list[dict[str, Any]], reward: int, done: bool, end: str | None,
-                            initial: State | None, stop: str | None = None,
-                            extra: dict[str, Any] | None = None) -> None:
-        first = self.seats[0].agent if self.seats else None
+    def _info(self, applied: dict[str, str], played: list[dict[str, Any]], end: str | None) -> dict[str, Any]:
         info: dict[str, Any] = {
-            "scenario": name, "repeat": repeat, "frames": played, "actions": applied,
+            "scenario": self.name, "repeat": self.repeat, "frames": played, "actions": applied,
             "seats": [{"agent": s.agent, "team": s.team, "player": s.player, "slot": s.slot} for s in self.seats],
             "duration": self.match.duration, "end": end,
         }
-        if initial is not None:
-            info["initial"] = initial
-        if stop is not None:
-            info["stopped"] = stop
-        if extra:
-            info.update(extra)
-        await self.publish("step", {"episode": episode.id, "t": t, "action": applied.get(first) if first else None,
-                                    "valid": valid, "reward": float(reward), "done": done, "info": info}, step=t)
-        if done and not self.judged:
-            last = played[-1]["state"] if played else (initial or {})
-            score = last.get("score", [0, 0])
-            await self.end_episode(episode, scenario=name, repeat=repeat, end=end or "", goals_for=score[0],
-                                   goals_against=score[1], decisions=t + 1, frames=self.episode_frames)
+        if self.t == 0:
+            info["initial"] = self.initial
+        return info
+
+    def metrics(self, last: StepRecord) -> dict[str, Any]:
+        score = self.state.get("score", [0, 0])
+        return {"scenario": self.name, "repeat": self.repeat, "end": last["info"]["end"] or "",
+                "goals_for": score[0], "goals_against": score[1], "decisions": last["t"] + 1,
+                "frames": self.episode_frames}
 
     # -- services ---------------------------------------------------------------------------------
     @service("oracle")
@@ -351,12 +299,12 @@ class FootballEnv(Node):
         seat = next((s for s in self.seats if s.agent == body.get("agent")), self.seats[0])
         controlled = self.match.state["controlled"].get(seat.agent, -1)
         action = oracle.attack(self.match.state, seat.team, controlled)
-        return action if self.right_frame == "own" or seat.team == "left" else A.mirror(action)
+        return action if self.params.right_frame == "own" or seat.team == "left" else A.mirror(action)
 
     @service("describe")
     def describe(self, body: Any) -> dict[str, Any]:
         return {"env": "football", "actions": self.allowed, "idle": A.IDLE, "goal": GOAL,
-                "scenarios": scenarios.describe(self.names, self.data_path),
-                "players": {s.agent: s.label for s in self.seats}, "frames": self.frames_on,
+                "scenarios": scenarios.describe(self.names, self.params.data),
+                "players": {s.agent: s.label for s in self.seats}, "frames": self.params.frames,
                 "resolution": [self.width, self.height], "auto_render": self.auto.__dict__,
-                "max_decisions": self.max_decisions, "max_frames": self.max_frames}
+                "max_decisions": self.params.max_decisions, "max_frames": self.params.max_frames}

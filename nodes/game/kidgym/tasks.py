@@ -8,7 +8,6 @@ plays the same 100 (or 500) episodes per task and level (spec §7 #17: the relea
 from __future__ import annotations
 
 import zlib
-from typing import Iterable
 
 from nodes.game.kidgym.arranging import Placement, Sorting
 from nodes.game.kidgym.base import Task
@@ -46,29 +45,6 @@ def make_task(task: str, level: int, seed: int | str = 0) -> Task:
     except KeyError:
         raise ValueError(f"unknown KidGym task {task!r}; the tasks are {', '.join(TASKS)}") from None
     return cls(int(level), seed)
-
-
-def parse_tasks(value: str | Iterable[str] | None) -> list[str]:
-    """A task list from a param: ``all`` (or nothing), one abbreviation, or a list of them."""
-    if value is None or value == "all":
-        return list(TASKS)
-    names = [value] if isinstance(value, str) else list(value)
-    out = []
-    for name in names:
-        code = str(name).upper()
-        if code not in TASKS:
-            raise ValueError(f"unknown KidGym task {name!r}; the tasks are {', '.join(TASKS)} (or 'all')")
-        out.append(code)
-    return out
-
-
-def parse_levels(value: int | str | Iterable[int] | None) -> list[int]:
-    if value is None or value == "all":
-        return list(LEVELS)
-    levels = [int(value)] if isinstance(value, (int, str)) else [int(v) for v in value]
-    if not levels or any(lv not in LEVELS for lv in levels):
-        raise ValueError(f"KidGym levels are 1, 2 and 3, got {value!r}")
-    return levels
 
 
 class Manifest:

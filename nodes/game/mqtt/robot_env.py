@@ -8,9 +8,7 @@ Wiring: outputs ``reset`` and ``cmd`` go to the bridge's inputs that publish ``<
 
 Messages over a network can be lost or delayed, so every request is resent (after 0.25 s, then
 at doubling intervals up to ``reply_timeout``) until the matching state arrives; the device treats a repeat as a no-op (see ``robot``), which makes
-this safe. Params: ``max_steps`` (40), ``reply_timeout`` (2 s), ``retries`` per command (5),
-``connect_timeout`` (30 s: how long the first reset of an episode may take, while the device comes
-online), ``judge`` (false: this node ends its own episodes).
+this safe. Parameters: ``launch describe mqtt.rover``.
 """
 
 from __future__ import annotations
@@ -19,10 +17,12 @@ import asyncio
 import time
 from typing import Any
 
-from kernel.sdk.node import Episode, Node, service
+from pydantic import Field
+
+from kernel.sdk.env import EnvNode, EnvParams, Observation, StepResult
+from kernel.sdk.node import Episode, service
 from nodes.game.mqtt.rover import ACTIONS, IDLE, render, shortest_plan
 
-ENV = "rover"
 STATE_KEYS = frozenset({"episode", "t", "size", "x", "y", "heading", "goal", "rocks", "battery", "bumps", "reached",
                         "done"})
 
@@ -31,63 +31,58 @@ class RobotTimeout(RuntimeError):
     """The device did not answer; the message says which request and for how long."""
 
 
-class MqttRobotEnv(Node):
+class MqttRobotEnv(EnvNode):
     """Publishes ``obs`` per decision and ``step`` per applied action; serves ``oracle`` (the next
     action of a shortest path to the goal) and ``describe``."""
 
+    class Params(EnvParams):
+        max_steps: int | None = Field(40, gt=0, description="decisions per episode at most")
+        reply_timeout: float = Field(2.0, gt=0, description="seconds before a command is sent again")
+        retries: int = Field(5, ge=0, description="resends of a command before giving up")
+        connect_timeout: float = Field(30.0, gt=0, description="how long the first reset of an episode may take, "
+                                                               "while the device comes online")
+
+    env = "rover"
     inputs = ("action", "state")
     outputs = ("obs", "step", "cmd", "reset")
+    params: Params
 
     async def setup(self) -> None:
-        p = self.params
-        self.max_steps = int(p.get("max_steps", 40))
-        self.reply_timeout = float(p.get("reply_timeout", 2.0))
-        self.retries = int(p.get("retries", 5))
-        self.connect_timeout = float(p.get("connect_timeout", 30.0))
-        self.judged = bool(p.get("judge", False))
         if not self.sources("state"):
             raise ValueError(f"node {self.id!r}: input 'state' is not wired; wire it to the bridge output that "
                              f"subscribes to <prefix>/state (see launch/robot_mqtt.yaml)")
         self.state: dict[str, Any] | None = None
         self.resends = 0
 
-    async def run(self) -> None:
-        while (episode := await self.next_episode()) is not None:
-            self.state, self.resends = None, 0
-            state = await self._exchange("reset", {"episode": episode.id, "seed": episode.seed},
-                                         episode.id, 0, self.connect_timeout)
-            await self._play(episode, state)
+    async def reset(self, episode: Episode) -> None:
+        self.state, self.resends, self.t = None, 0, 0
+        self.state = await self._exchange("reset", {"episode": episode.id, "seed": episode.seed},
+                                          episode.id, 0, self.params.connect_timeout)
 
-    async def _play(self, episode: Episode, state: dict[str, Any]) -> None:
-        warned, stopped, t = False, False, 0
-        while True:
-            self.state = state
-            await self.publish("obs", self._observation(state, episode.id, t), step=t)
-            actions = await self.clock.actions(t)
-            action = next(iter(actions.values()), None)
-            stopped = isinstance(action, dict) and bool(action.get("stop"))
-            known = isinstance(action, str) and action in ACTIONS  # a peer may send anything at all
-            valid = known or action is None or stopped
-            if not valid and not warned:
-                warned = True
-                self.log.warning("invalid action; the rover stands still this step", episode=episode.id, t=t,
-                                 action=repr(action)[:80], allowed=list(ACTIONS))
-            before = state
-            if not stopped:
-                cmd = {"episode": episode.id, "t": t, "action": action if known else IDLE}
-                state = await self._exchange("cmd", cmd, episode.id, t + 1, self.reply_timeout * (self.retries + 1))
-            done = stopped or bool(state["done"]) or t + 1 >= self.max_steps
-            reward = float(state["reached"] and not before["reached"])
-            await self.publish("step", {"episode": episode.id, "t": t, "action": action if known else None,
-                                        "valid": valid, "reward": reward, "done": done,
-                                        "info": {**state, "stopped": stopped}}, step=t)
-            t += 1
-            if done:
-                break
+    def observe(self) -> Observation:
+        return self._observation(self._state())
+
+    async def step(self, action: str | None) -> StepResult:
+        before = self._state()
+        cmd = {"episode": before["episode"], "t": self.t, "action": action if action is not None else IDLE}
+        self.t += 1
+        state = await self._exchange("cmd", cmd, before["episode"], self.t,
+                                     self.params.reply_timeout * (self.params.retries + 1))
         self.state = state
-        if not self.judged:
-            await self.end_episode(episode, success=float(state["reached"]), steps=t, battery=state["battery"],
-                                   bumps=state["bumps"], stopped=stopped, resends=self.resends)
+        return StepResult(float(state["reached"] and not before["reached"]), bool(state["done"]),
+                          {**state, "success": bool(state["reached"])})
+
+    async def stop(self, reason: str) -> StepResult:
+        return StepResult(0.0, True, {**self._state(), "success": False})
+
+    def metrics(self, last: Any) -> dict[str, Any]:
+        state = self._state()
+        return {"success": float(state["reached"]), "battery": state["battery"], "bumps": state["bumps"],
+                "resends": self.resends}
+
+    def _state(self) -> dict[str, Any]:
+        assert self.state is not None, "no episode in play"
+        return self.state
 
     async def _exchange(self, output: str, body: dict[str, Any], episode: str, t: int, timeout: float) -> dict[str, Any]:
         """Send ``body`` on ``output`` until the device reports the state of (``episode``, ``t``)."""
@@ -97,7 +92,7 @@ class MqttRobotEnv(Node):
             await self.publish(output, body)
             sent += 1
             # resend soon at first (a device may be coming online), then every reply_timeout
-            resend_at = min(deadline, time.monotonic() + min(self.reply_timeout, 0.25 * 2 ** (sent - 1)))
+            resend_at = min(deadline, time.monotonic() + min(self.params.reply_timeout, 0.25 * 2 ** (sent - 1)))
             while (left := resend_at - time.monotonic()) > 0:
                 try:
                     msg = await asyncio.wait_for(self.recv("state"), left)
@@ -117,12 +112,12 @@ class MqttRobotEnv(Node):
                                    f"connected to its broker? (the bridge's log and `stats` service say)")
             self.log.info(f"no answer to {output} yet; sending it again", episode=episode, t=t, sent=sent)
 
-    def _observation(self, state: dict[str, Any], episode: str, t: int) -> dict[str, Any]:
+    def _observation(self, state: dict[str, Any]) -> Observation:
         gx, gy = state["goal"]
         text = (f"{render(state)}\nThe rover ({'^>v<'['NESW'.index(state['heading'])]}) is at ({state['x']}, "
                 f"{state['y']}) facing {state['heading']}; the goal G is at ({gx}, {gy}); # are rocks. "
                 f"Battery: {state['battery']} actions left.")
-        return {"env": ENV, "episode": episode, "t": t, "actions": list(ACTIONS), "idle": IDLE,
+        return {"actions": list(ACTIONS), "idle": IDLE,
                 "goal": f"drive the rover to ({gx}, {gy}) before its battery runs out", "text": text,
                 "x": state["x"], "y": state["y"], "heading": state["heading"], "target": [gx, gy],
                 "battery": state["battery"], "bumps": state["bumps"]}
@@ -140,4 +135,4 @@ class MqttRobotEnv(Node):
 
     @service("describe")
     def describe(self, body: dict[str, Any]) -> dict[str, Any]:
-        return {"env": ENV, "actions": list(ACTIONS), "idle": IDLE, "max_steps": self.max_steps}
+        return {"env": self.env, "actions": list(ACTIONS), "idle": IDLE, "max_steps": self.params.max_steps}

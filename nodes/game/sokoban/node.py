@@ -1,88 +1,89 @@
 """The Sokoban environment node: MageBench's levels on the bus, speaking docs/environments.md.
 
 Episode ``i`` of a run plays level ``i`` of the chosen set (wrapping around, so repeats of a set are
-just more episodes). Params:
-
-* ``set``: ``mini`` (20 levels, default) or ``full`` (182); ``tier``: a tier name or a list of them,
-  to play only those; ``levels``: an XSB file of your own levels instead (solved at start-up);
-* ``max_steps`` (50): decisions per episode, MageBench's cap for both settings;
-* ``frames`` (true): put the rendered RGB frame in each observation (text-only graphs set false,
-  and then no frame is drawn at all); ``resolution`` (640): the frame's long edge in pixels;
-* ``judge``: whether a judge ends the episodes (default: true when the ``step`` output is wired).
+just more episodes). Parameters: ``launch describe sokoban.env``; ``frames`` (off by default, as for
+every environment) draws no frame at all when off, and ``max_steps`` is MageBench's cap (50).
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Literal
 
-from kernel.sdk.node import Node, service
+from pydantic import Field
+
+from kernel.sdk.env import EnvNode, EnvParams, Observation, StepResult
+from kernel.sdk.node import Episode, service
 from nodes.game.sokoban import render
-from nodes.game.sokoban.game import SokobanGame, Step, load_levels
+from nodes.game.sokoban.game import SokobanGame, load_levels
 from nodes.game.sokoban.rules import ACTIONS
 from nodes.game.sokoban.tiers import STEP_LIMIT
 
+Tier = Literal["v0", "v1", "v2", "small-v0", "small-v1", "large-v0", "large-v1", "huge-v0"]
 
-def observation(game: SokobanGame, episode: str, frames: bool = True, resolution: int = 640) -> dict[str, Any]:
-    """The ``obs`` message body for the game's current position (docs/environments.md)."""
+
+def observation(game: SokobanGame) -> Observation:
+    """The ``obs`` body for the game's current position, less what the base adds (env, episode, t, frame)."""
     b = game.board
-    obs: dict[str, Any] = {
-        "env": "sokoban", "episode": episode, "t": game.t, "actions": list(ACTIONS), "idle": None,
-        "goal": game.goal(), "text": render.text(game.level, b.boxes, b.player),
-        "level": game.level.name, "tier": game.level.tier, "steps_left": game.max_steps - game.t,
-        "boxes_on_target": b.on_target, "boxes": len(b.targets),
-    }
-    if frames:
-        obs["frame"] = render.frame(game.level, b.boxes, b.player, resolution)
-    return obs
+    return {"actions": list(ACTIONS), "idle": None, "goal": game.goal(),
+            "text": render.text(game.level, b.boxes, b.player), "level": game.level.name,
+            "tier": game.level.tier, "steps_left": game.max_steps - game.t,
+            "boxes_on_target": b.on_target, "boxes": len(b.targets)}
 
 
-def step_message(game: SokobanGame, step: Step, episode: str, set_name: str) -> dict[str, Any]:
-    """The ``step`` message body for one applied decision, with what the judge needs in ``info``."""
-    return {"episode": episode, "t": step.t, "action": step.action, "valid": step.valid, "reward": step.reward,
-            "done": step.done, "info": {**game.info(), "set": set_name}}
-
-
-class SokobanEnv(Node):
+class SokobanEnv(EnvNode):
     """Publishes ``obs`` each decision and ``step`` after each action; serves ``oracle`` (the next
     move of a shortest solution) and ``describe``."""
 
-    inputs = ("action",)
-    outputs = ("obs", "step")
+    class Params(EnvParams):
+        set: Literal["mini", "full"] = Field("mini", description="mini: 20 levels; full: the 182 of MageBench")
+        tier: Tier | list[Tier] | None = Field(None, description="play only the levels of these tiers")
+        levels: str | None = Field(None, description="an XSB file of your own levels instead (solved at start-up)")
+        max_steps: int | None = Field(STEP_LIMIT, gt=0, description="decisions per episode, MageBench's cap")
+        resolution: int = Field(640, ge=0, description="the frame's long edge in pixels (0: native tiles)")
+
+    env = "sokoban"
+    params: Params
 
     async def setup(self) -> None:
-        p = self.params
-        self.levels = await asyncio.to_thread(load_levels, p)
-        self.max_steps = int(p.get("max_steps", STEP_LIMIT))
-        self.frames = bool(p.get("frames", True))
-        self.resolution = int(p.get("resolution", 640))
-        self.step_wired = bool(self.readers("step"))
-        self.judged = bool(p.get("judge", self.step_wired))
-        self.set_name = "custom" if p.get("levels") else str(p.get("set", "mini"))
+        self.levels = await asyncio.to_thread(load_levels, self.params.model_dump())
+        self.set_name = "custom" if self.params.levels else self.params.set
         self.game: SokobanGame | None = None
         self.episode_id: str | None = None
 
-    async def run(self) -> None:
-        while (episode := await self.next_episode()) is not None:
-            level = self.levels[episode.index % len(self.levels)]
-            game = SokobanGame(level, self.max_steps)
-            self.game, self.episode_id = game, episode.id
-            warned = False
-            while not game.done:
-                t = game.t
-                await self.publish("obs", observation(game, episode.id, self.frames, self.resolution), step=t)
-                actions = await self.clock.actions(t)
-                action = next(iter(actions.values()), None)
-                step = game.play(action)
-                if not step.valid and not warned:
-                    warned = True
-                    self.log.warning("invalid action; the step is spent and nothing moves", episode=episode.id,
-                                     t=t, action=repr(action)[:80], allowed=list(ACTIONS))
-                if self.step_wired:
-                    await self.publish("step", step_message(game, step, episode.id, self.set_name), step=t)
-            if not self.judged:
-                await self.end_episode(episode, score=game.score, success=float(game.success), steps=game.t,
-                                       optimal_steps=game.optimal_steps, level=level.name, tier=level.tier)
+    async def reset(self, episode: Episode) -> None:
+        self.level = self.levels[episode.index % len(self.levels)]
+        self.game = SokobanGame(self.level, self.params.max_steps or STEP_LIMIT)
+        self.episode_id = episode.id
+
+    def observe(self) -> Observation:
+        assert self.game is not None
+        return observation(self.game)
+
+    def render(self) -> Any:
+        assert self.game is not None
+        b = self.game.board
+        return render.frame(self.game.level, b.boxes, b.player, self.params.resolution)
+
+    async def step(self, action: str | None) -> StepResult:
+        assert self.game is not None
+        step = self.game.play(action)
+        return StepResult(step.reward, step.done, self._info())
+
+    async def stop(self, reason: str) -> StepResult:
+        assert self.game is not None
+        self.game.play({"stop": True})
+        return StepResult(0.0, True, self._info())
+
+    def _info(self) -> dict[str, Any]:
+        assert self.game is not None
+        return {**self.game.info(), "set": self.set_name}
+
+    def metrics(self, last: Any) -> dict[str, Any]:
+        game = self.game
+        assert game is not None
+        return {"score": game.score, "success": float(game.success), "steps": game.t,
+                "optimal_steps": game.optimal_steps, "level": self.level.name, "tier": self.level.tier}
 
     @service("oracle")
     async def oracle(self, body: dict[str, Any]) -> Any:
@@ -96,6 +97,6 @@ class SokobanEnv(Node):
 
     @service("describe")
     def describe(self, body: dict[str, Any]) -> dict[str, Any]:
-        return {"env": "sokoban", "actions": list(ACTIONS), "idle": None, "levels": len(self.levels),
-                "level_ids": [lv.name for lv in self.levels], "max_steps": self.max_steps,
-                "frames": self.frames, "resolution": self.resolution}
+        return {"env": self.env, "actions": list(ACTIONS), "idle": None, "levels": len(self.levels),
+                "level_ids": [lv.name for lv in self.levels], "max_steps": self.params.max_steps,
+                "frames": self.params.frames, "resolution": self.params.resolution}

@@ -1,0 +1,154 @@
+"""EnvNode's loop on an in-memory fake of the bus: no processes, no sockets, milliseconds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from kernel.sdk.env import EnvNode, Observation, StepResult
+from kernel.sdk.env_wrappers import FrameResize, TimeLimit
+from kernel.sdk.node import Episode
+
+
+class FakeClock:
+    """Hands out scripted actions: one {agent: body} dict per step, then stop requests."""
+
+    mode = "lockstep"
+    wait_for = None
+
+    def __init__(self, script: list[dict[str, Any]]) -> None:
+        self.script = list(script)
+        self.asked: list[int] = []
+
+    async def actions(self, t: int, input: str = "action") -> dict[str, Any]:
+        self.asked.append(t)
+        return self.script.pop(0) if self.script else {"agent": {"stop": True, "reason": "script over"}}
+
+
+class FakeRuntime:
+    """What Node's API calls on ``self._rt``, kept in lists."""
+
+    def __init__(self, episodes: int, script: list[dict[str, Any]], readers: tuple[str, ...] = ()) -> None:
+        self.clock = FakeClock(script)
+        self.run = {"seed": 0}
+        self._out_dsts = {"step": list(readers)}
+        self.episodes = [{"id": f"ep{i}", "index": i, "seed": i} for i in range(episodes)]
+        self.published: list[tuple[str, Any, int | None]] = []
+        self.requests: list[tuple[str, str, Any]] = []
+
+    async def publish(self, output: str, body: Any, *, step: int | None = None) -> None:
+        self.published.append((output, body, step))
+
+    async def request(self, node: str, svc: str, body: Any = None, *, timeout: float = 10.0) -> Any:
+        self.requests.append((node, svc, body))
+
+    async def next_episode(self) -> dict[str, Any] | None:
+        return self.episodes.pop(0) if self.episodes else None
+
+    def sources(self, input: str) -> list[str]:
+        return ["agent"]
+
+    def bodies(self, output: str) -> list[Any]:
+        return [b for o, b, _ in self.published if o == output]
+
+    def ended(self) -> list[dict[str, Any]]:
+        return [b for node, svc, b in self.requests if svc == "episode.end"]
+
+
+class Walk(EnvNode):
+    """Walk right from 0 to 3."""
+
+    env = "walk"
+
+    async def reset(self, episode: Episode) -> None:
+        self.x = 0
+        self.rendered = 0
+
+    def observe(self) -> Observation:
+        return {"actions": ["left", "right"], "idle": None, "text": f"at {self.x}"}
+
+    def render(self) -> Any:
+        self.rendered += 1
+        return np.full((4, 6, 3), self.x, np.uint8)
+
+    async def step(self, action: str | None) -> StepResult:
+        self.x += {"left": -1, "right": 1, None: 0}[action]
+        return StepResult(reward=float(self.x == 3), done=self.x == 3, info={"success": self.x == 3})
+
+
+async def play(script: list[Any], episodes: int = 1, readers: tuple[str, ...] = (), **params: Any) -> tuple[Walk, FakeRuntime]:
+    env = Walk()
+    env.id = "env"
+    env.params = Walk.parse_params(params)
+    env._rt = rt = FakeRuntime(episodes, [{"agent": a} for a in script], readers)  # type: ignore[assignment]
+    await env.setup()
+    await env.run()
+    return env, rt
+
+
+async def test_the_loop_publishes_obs_then_step_and_ends_the_episode_itself_without_a_judge():
+    env, rt = await play(["right", "right", "right"])
+    assert [o for o, _, _ in rt.published] == ["obs", "step"] * 3
+    obs = rt.bodies("obs")
+    assert [(o["env"], o["episode"], o["t"], o["text"]) for o in obs] == [("walk", "ep0", t, f"at {t}") for t in range(3)]
+    steps = rt.bodies("step")
+    assert [s["action"] for s in steps] == ["right"] * 3 and [s["done"] for s in steps] == [False, False, True]
+    assert all(s["valid"] and s["info"]["invalid"] == 0 and s["info"]["stopped"] is False for s in steps)
+    assert [step for _, _, step in rt.published] == [0, 0, 1, 1, 2, 2]
+    assert rt.ended() == [{"episode": "ep0", "status": "completed",
+                           "metrics": {"steps": 3, "invalid": 0, "stopped": False, "success": 1.0}}]
+
+
+async def test_with_a_judge_reading_step_the_env_leaves_the_ending_to_it():
+    _, rt = await play(["right"] * 3, readers=("judge",))
+    assert rt.bodies("step")[-1]["done"] and rt.ended() == []
+    _, rt = await play(["right"] * 3, readers=("recorder",), judge=False)  # the param overrides the wiring
+    assert len(rt.ended()) == 1
+
+
+@pytest.mark.parametrize("bad", ["jump", 7, {"move": "right"}, ["right"], b"right"])
+async def test_an_invalid_action_is_a_spent_step_applying_nothing_and_is_counted(bad):
+    env, rt = await play([bad, None, bad, "right", "right", "right"])
+    steps = rt.bodies("step")
+    assert [s["valid"] for s in steps] == [False, True, False, True, True, True]
+    assert [s["action"] for s in steps[:3]] == [None, None, None] and steps[2]["info"]["invalid"] == 2
+    assert rt.ended()[0]["metrics"]["invalid"] == 2 and rt.ended()[0]["metrics"]["steps"] == 6
+
+
+async def test_a_stop_request_ends_the_episode_as_a_failure():
+    _, rt = await play(["right", {"stop": True, "reason": "lost"}, "right"], episodes=2)  # then "script over"
+    first = rt.bodies("step")[1]
+    assert first["done"] and first["valid"] and first["action"] is None and first["info"]["stopped"] == "lost"
+    assert rt.ended()[0]["metrics"] == {"steps": 2, "invalid": 0, "stopped": True, "success": 0.0}
+    assert rt.bodies("obs")[2]["episode"] == "ep1" and rt.bodies("obs")[2]["t"] == 0
+    assert rt.ended()[1]["metrics"]["steps"] == 2 and rt.bodies("step")[-1]["info"]["stopped"] == "script over"
+
+
+async def test_frames_are_off_by_default_and_not_even_rendered():
+    env, rt = await play(["right"] * 3)
+    assert env.rendered == 0 and all("frame" not in o for o in rt.bodies("obs"))
+    env, rt = await play(["right"] * 3, frames=True, frame_size=(3, 2))
+    frames = [o["frame"] for o in rt.bodies("obs")]
+    assert env.rendered == 3 and [f.shape for f in frames] == [(2, 3, 3)] * 3 and frames[2][0, 0, 0] == 2
+
+
+async def test_max_steps_truncates_the_episode():
+    _, rt = await play(["left"] * 10, max_steps=4)
+    steps = rt.bodies("step")
+    assert len(steps) == 4 and steps[-1]["done"] and steps[-1]["info"]["truncated"]
+    assert "truncated" not in steps[-2]["info"] and rt.ended()[0]["metrics"]["success"] == 0.0
+
+
+def test_wrappers_on_their_own():
+    frame = np.arange(4 * 6 * 3, dtype=np.uint8).reshape(4, 6, 3)
+    small = FrameResize(3, 2).resize(frame)
+    assert small.shape == (2, 3, 3) and (small[1, 2] == frame[2, 4]).all()
+    limit = TimeLimit(2)
+    assert not limit.result(0, StepResult()).done
+    done = limit.result(1, StepResult(info={"a": 1}))
+    assert done.done and done.info == {"a": 1, "truncated": True}
+    assert "truncated" not in limit.result(1, StepResult(done=True)).info
+    with pytest.raises(ValueError):
+        TimeLimit(0)
