@@ -86,6 +86,8 @@ case "${1:-}" in
         exec .venv/bin/launch run football_local.yaml --episodes 2 "$@" ;;
     test)
         shift
+        log "checking the layers' import contracts (lint-imports; docs/architecture.md)"
+        .venv/bin/lint-imports --no-cache || { log "an import breaks the layers' contracts (above)"; exit 1; }
         log "running the tests"
         exec .venv/bin/python -m pytest "$@" ;;
     "") log "ready: activate with 'source .venv/bin/activate', then 'launch ls'" ;;

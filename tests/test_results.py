@@ -57,7 +57,8 @@ def test_export_prints_one_record_per_episode(tmp_path):
 def test_a_database_locked_by_another_process_does_not_stall_the_kernel(tmp_path):
     """Agents write step records to the same file; while one holds the write lock, the kernel's
     episode end is queued (the writer thread waits for the lock, the kernel's loop does not)."""
-    from kernel.graph.store import ResultsStore, connect
+    from kernel.bus.resultsdb import connect
+    from kernel.graph.store import ResultsStore
 
     store = ResultsStore(tmp_path)
     other = connect(tmp_path / "results.sqlite")

@@ -18,7 +18,8 @@ from collections import Counter, deque
 from pathlib import Path
 from typing import Any
 
-from kernel.graph.store import ResultsStore, json_default
+from kernel.bus.resultsdb import json_default
+from kernel.graph.store import ResultsStore
 
 RECENT = 100  # ended records kept in memory (tests and `launch ctl` look at the latest ones)
 

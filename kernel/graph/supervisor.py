@@ -8,7 +8,6 @@ Stopping escalates: a ``stop`` message, then SIGTERM to the node's process group
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import json
 import os
 import signal
@@ -23,6 +22,7 @@ from rich.console import Console
 from rich.text import Text
 
 from kernel.bus import outlet
+from kernel.bus.lifeline import die_with_parent
 from kernel.launchfile import NodeSpec
 
 log = structlog.get_logger("framebus.supervisor")
@@ -30,31 +30,6 @@ log = structlog.get_logger("framebus.supervisor")
 STOP_GRACE_S = 2.0
 TERM_GRACE_S = 1.5
 _COLORS = ["cyan", "magenta", "green", "yellow", "blue", "bright_red", "bright_cyan", "bright_magenta"]
-
-
-def _find_prctl() -> Any:
-    """libc's prctl, looked up here in the parent: a dlopen between fork and exec could hang on a
-    lock another thread held at the fork. ``CDLL(None)`` is the libc already loaded (glibc or musl)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        return ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-
-
-_PRCTL = _find_prctl()
-_PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent() -> None:
-    """Runs in the child between fork and exec: SIGKILL me when the launching thread dies.
-
-    Where there is no prctl (not Linux), a node still notices a dead launcher: its runtime's
-    watchdog sees its parent pid change (kernel.bus.runtime).
-    """
-    if _PRCTL is not None:
-        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 @dataclass

@@ -30,7 +30,8 @@ from typing import Any, Callable, Sequence
 import structlog
 from rich.console import Console
 
-from kernel.graph.supervisor import Proc, Supervisor, die_with_parent
+from kernel.bus.lifeline import die_with_parent
+from kernel.graph.supervisor import Proc, Supervisor
 from kernel.launchfile import LaunchError, LaunchFile, NodeSpec, is_loopback
 
 log = structlog.get_logger("framebus.ray")

@@ -3,7 +3,7 @@
 They are written as each step happens, to the run's results database (``steps`` table) and as a
 JSON line in ``RUN/steps/<agent>.jsonl``, so a crashed run still explains itself and ``jq`` or
 pandas read them; images are noted by size, not stored (the recorder stores frames). Both writes
-are queued to threads (kernel.graph.store, kernel.bus.outlet): the agent's loop never waits on the disk.
+are queued to threads (kernel.bus.resultsdb, kernel.bus.outlet): the agent's loop never waits on the disk.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from kernel.bus.outlet import FileOutlet
-from kernel.graph.store import StepStore
+from kernel.bus.resultsdb import StepStore
 
 
 def printable(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

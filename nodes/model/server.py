@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from kernel.bus import outlet
-from kernel.graph.supervisor import die_with_parent
+from kernel.bus.lifeline import die_with_parent
 
 
 def model_python() -> str:

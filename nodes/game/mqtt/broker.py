@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import Field, field_validator
 
-from kernel.graph.supervisor import die_with_parent
+from kernel.bus.lifeline import die_with_parent
 from kernel.sdk.node import Node, NodeParams
 from nodes.game.mqtt.mosquitto import Mosquitto, find_binary, is_loopback
 

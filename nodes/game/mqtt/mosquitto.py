@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kernel.graph.supervisor import die_with_parent
+from kernel.bus.lifeline import die_with_parent
 
 DEBIAN_PATH = "/usr/sbin/mosquitto"  # Debian installs it outside a normal user's PATH
 
