@@ -7,8 +7,7 @@ from typing import Any
 
 from pydantic import Field
 
-from kernel.sdk.env import EnvNode, EnvParams, Observation, StepResult
-from kernel.sdk.node import Episode, service
+from kernel import EnvNode, EnvParams, Episode, Observation, StepResult, service
 
 
 class GuessEnv(EnvNode):

@@ -1,6 +1,5 @@
-"""What a node author imports: the Node class, its decorators, episodes, the clock and the errors.
-
-``from kernel.sdk import Node, on_input, service``. The names load on first use: the launch-file
+"""What a node author imports: the Node class, its decorators, episodes, the environment base, the
+clock and the errors (``kernel`` re-exports them: ``from kernel import Node, on_input, service``). The names load on first use: the launch-file
 loader imports kernel.sdk.errors and kernel.sdk.registry, and must not pay for the bus (numpy,
 ZeroMQ) to do so. The test harness stays out (kernel.sdk.testing): it runs a whole graph.
 """
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from kernel.bus.protocol import Message
     from kernel.sdk.clock import Clock
+    from kernel.sdk.env import EnvNode, EnvParams, Observation, StepRecord, StepResult
     from kernel.sdk.errors import EpisodeAbandoned, FramebusError, RemoteError, RequestTimeout
     from kernel.sdk.node import Episode, Node, NodeParams, on_input, service
 
@@ -21,11 +21,13 @@ _PUBLIC = {
     "on_input": "kernel.sdk.node", "service": "kernel.sdk.node", "Message": "kernel.bus.protocol",
     "Clock": "kernel.sdk.clock", "FramebusError": "kernel.sdk.errors", "RemoteError": "kernel.sdk.errors",
     "RequestTimeout": "kernel.sdk.errors", "EpisodeAbandoned": "kernel.sdk.errors",
+    "EnvNode": "kernel.sdk.env", "EnvParams": "kernel.sdk.env", "Observation": "kernel.sdk.env",
+    "StepRecord": "kernel.sdk.env", "StepResult": "kernel.sdk.env",
 }
 
 __all__ = [
-    "Clock", "Episode", "EpisodeAbandoned", "FramebusError", "Message", "Node", "NodeParams", "RemoteError",
-    "RequestTimeout", "on_input", "service",
+    "Clock", "EnvNode", "EnvParams", "Episode", "EpisodeAbandoned", "FramebusError", "Message", "Node", "NodeParams",
+    "Observation", "RemoteError", "RequestTimeout", "StepRecord", "StepResult", "on_input", "service",
 ]
 
 
