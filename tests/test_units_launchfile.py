@@ -111,6 +111,7 @@ class TierParams(NodeParams):
     tier: Literal["easy", "medium", "hard"] = Field("easy", description="how hard")
     size: int = Field(4, ge=1, le=9, description="board size")
     extra: dict[str, Any] = Field(default_factory=dict, description="anything")
+    tiers: Literal["easy", "hard"] | list[Literal["easy", "hard"]] | None = Field(None, description="one or several")
 
 
 class TierNode(Node):
@@ -144,7 +145,7 @@ def test_a_literal_param_lists_the_allowed_values_at_its_position(tmp_path):
 def test_a_misspelt_param_key_gets_did_you_mean(tmp_path):
     err = typed(tmp_path, "{tire: hard}")
     assert (err.line, err.column, err.key) == (5, 14, "nodes.env.params.tire")
-    assert err.suggestion == "tier" and err.allowed == ["tier", "size", "extra"]
+    assert err.suggestion == "tier" and err.allowed == ["tier", "size", "extra", "tiers"]
 
 
 def test_a_range_is_reported_with_its_bounds(tmp_path):
@@ -187,3 +188,13 @@ def test_describe_an_unknown_node_suggests_the_closest_name():
     res = launch("describe", "agent.lm")
     assert res.returncode == 2
     assert "unknown node type 'agent.lm'" in res.stderr and "did you mean 'agent.llm'?" in res.stderr
+
+
+def test_a_union_field_names_the_key_not_pydantics_member_tags(tmp_path):
+    err = typed(tmp_path, "{}", "env.tiers=99")
+    assert err.key == "nodes.env.params.tiers" and err.allowed == ["easy", "hard"], str(err)
+
+
+def test_a_bad_item_of_a_union_list_is_reported_at_the_item(tmp_path):
+    err = typed(tmp_path, "{tiers: [easy, hrad]}")
+    assert err.key == "nodes.env.params.tiers[1]" and err.allowed == ["easy", "hard"] and err.suggestion == "hard"

@@ -38,6 +38,9 @@ def _field_at(root: type[BaseModel], loc: Sequence[Any]) -> tuple[Any, FieldInfo
     for part in loc:
         tp = _unwrap(tp)
         info = None
+        if get_origin(tp) in (Union, types.UnionType):  # e.g. Tier | list[Tier]: the member ``part`` indexes
+            wanted = list if isinstance(part, int) else dict
+            tp = next((m for m in get_args(tp) if get_origin(m) is wanted), tp)
         if isinstance(tp, type) and issubclass(tp, BaseModel):
             if not isinstance(part, str) or part not in tp.model_fields:
                 return None, None
@@ -50,6 +53,32 @@ def _field_at(root: type[BaseModel], loc: Sequence[Any]) -> tuple[Any, FieldInfo
         else:
             return None, None
     return _unwrap(tp), info
+
+
+def _without_union_tags(root: type[BaseModel], loc: Sequence[Any]) -> tuple[Any, ...]:
+    """``loc`` without the member tags pydantic puts in it for a union field (``tier.literal['v0',...]``
+    for ``tier: Tier | list[Tier]``): they are pydantic's names for the member tried, not keys."""
+    out: list[Any] = []
+    tp: Any = root
+    for part in loc:
+        members = [a for a in get_args(tp) if a is not type(None)] if get_origin(tp) in (Union, types.UnionType) else []
+        if len(members) > 1 and isinstance(part, str):
+            tag = part.split("[", 1)[0].lower()
+            picked = [m for m in members if (get_origin(m) or m).__name__.lower() == tag] if tag != "literal" \
+                else [m for m in members if get_origin(m) is Literal]
+            tp = picked[0] if picked else tp
+            continue
+        out.append(part)
+        tp = _unwrap(tp)
+        if isinstance(tp, type) and issubclass(tp, BaseModel) and isinstance(part, str) and part in tp.model_fields:
+            tp = tp.model_fields[part].annotation
+        elif get_origin(tp) is list and isinstance(part, int):
+            tp = get_args(tp)[0]
+        elif get_origin(tp) is dict:
+            tp = get_args(tp)[1]
+        else:
+            tp = None
+    return tuple(out)
 
 
 def _locate(tree: Y, loc: Sequence[Any]) -> tuple[Y, list[Any]]:
@@ -81,7 +110,11 @@ def _set_origin(tree: Y, loc: Sequence[Any]) -> str | None:
 
 
 def _choices(tp: Any) -> list[str] | None:
-    """The values a Literal or Enum field accepts, as they would be written in YAML."""
+    """The values a Literal or Enum field accepts, as they would be written in YAML (for a union,
+    those of its Literal members)."""
+    if get_origin(tp) in (Union, types.UnionType):
+        found = [c for member in get_args(tp) for c in _choices(member) or []]
+        return found or None
     if get_origin(tp) is Literal:
         return [str(a) for a in get_args(tp)]
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
@@ -109,9 +142,11 @@ def translate(exc: ValidationError, tree: Y, root: type[BaseModel], *, key_prefi
     errors = exc.errors(include_url=False)
     # An unknown key is usually the cause of the other errors (a typo'd
     # 'usse' also makes 'uses' missing), so report it first.
-    errors.sort(key=lambda e: e["type"] != "extra_forbidden")
+    # Of a union's members, the one that got furthest into the value says best what is wrong
+    # (``tier: [v0, v7]``: item 1 is no tier, rather than "a list is no tier").
+    errors.sort(key=lambda e: (e["type"] != "extra_forbidden", -len(_without_union_tags(root, e["loc"]))))
     e = errors[0]
-    loc = tuple(e["loc"])
+    loc = _without_union_tags(root, e["loc"])
     kind: str = e["type"]
     y, rest = _locate(tree, loc)
     if key_prefix is not None:
