@@ -68,10 +68,12 @@ async def test_cache_makes_a_rerun_free(embedded_url, tmp_path):
 
 
 async def test_retries_with_backoff_on_429_5xx_and_timeouts(embedded_url):
-    proxy = FaultProxy(embedded_url.removesuffix("/v1"), script=[429, 503, ("sleep", 3.0), "pass"])
+    # The timeout must be longer than a real answer (1.3-1.6 s for 8 tokens on this 2-core VM, so
+    # 1.5 s once failed the "pass" attempt too) and shorter than the injected stall.
+    proxy = FaultProxy(embedded_url.removesuffix("/v1"), script=[429, 503, ("sleep", 15.0), "pass"])
     try:
         async with Harness(quiet=True) as h:
-            _model(h, proxy.url, timeout_s=1.5, max_retries=4)
+            _model(h, proxy.url, timeout_s=6.0, max_retries=4)
             probe = h.probe()
             await h.start()
             reply = await probe.request("model", "chat", CHAT, timeout=120)

@@ -130,7 +130,16 @@ def test_nodes_sigkilled_again_and_again_lose_and_duplicate_nothing(tmp_path):
     kills = 0
     try:
         assert wait_until(lambda: (out / "episodes.jsonl").exists(), 60)
+        ended = 0
+
+        def progressed() -> bool:  # the graph is whole again and playing: a kill now lands mid-episode
+            return proc.poll() is not None or len((out / "episodes.jsonl").read_text().splitlines()) > ended
+
         while proc.poll() is None and kills < 12:
+            # Not on a timer alone: on a loaded machine the restarted nodes may take longer than the
+            # interval to be ready, and kills that all land on a graph still starting retry nothing.
+            assert wait_until(progressed, 60), "the run made no progress after a kill"
+            ended = len((out / "episodes.jsonl").read_text().splitlines())
             time.sleep(rng.uniform(0.3, 1.0))
             victims = children_of(proc.pid)
             by_name = {}
