@@ -31,7 +31,7 @@ class CountdownEnv(EnvNode):
 
     async def reset(self, episode: Episode) -> None:
         target = self.params.target or random.Random(episode.seed).randrange(1, self.params.length)
-        self.state = {"episode": episode.id, "position": 0, "target": target}
+        self.state = {"episode": episode.id, "position": 0, "target": target, "t": 0}
 
     def observe(self) -> Observation:
         position, target = self.state["position"], self.state["target"]
@@ -43,6 +43,10 @@ class CountdownEnv(EnvNode):
         if action is not None:
             self.state["position"] = min(self.params.length - 1, max(0, self.state["position"] + MOVES[action]))
         reached = self.state["position"] == self.state["target"]
+        # Every step on the console and in logs/env.log: the proof-of-life run shows the game moving.
+        self.log.info("step", episode=self.state["episode"], t=self.state["t"], action=action,
+                      position=self.state["position"], target=self.state["target"])
+        self.state["t"] += 1
         return StepResult(reward=float(reached), done=reached,
                           info={"position": self.state["position"], "target": self.state["target"],
                                 "reached": reached, "success": reached})
