@@ -33,7 +33,7 @@ class FakeRuntime:
     def __init__(self, episodes: int, script: list[dict[str, Any]], readers: tuple[str, ...] = ()) -> None:
         self.clock = FakeClock(script)
         self.run = {"seed": 0}
-        self._out_dsts = {"step": list(readers)}
+        self.step_readers = list(readers)
         self.episodes = [{"id": f"ep{i}", "index": i, "seed": i} for i in range(episodes)]
         self.published: list[tuple[str, Any, int | None]] = []
         self.requests: list[tuple[str, str, Any]] = []
@@ -49,6 +49,9 @@ class FakeRuntime:
 
     def sources(self, input: str) -> list[str]:
         return ["agent"]
+
+    def readers(self, output: str) -> list[str]:
+        return self.step_readers if output == "step" else []
 
     def bodies(self, output: str) -> list[Any]:
         return [b for o, b, _ in self.published if o == output]
