@@ -1,0 +1,281 @@
+"""The small framework every local site is built on.
+
+A site subclass declares its schema, seeds its content from ``(seed, size)``, and lists its routes
+as plain synchronous functions of a ``Ctx``. The framework builds the seeded database once, in
+memory, keeps it as the pristine copy, and serves a working copy; ``POST /reset`` copies the
+pristine one over it with SQLite's backup API (milliseconds, measured by the tests). Handlers run
+in Starlette's threadpool under one lock, so SQLite and Pillow never block uvicorn's event loop and
+a reset never interleaves with a request."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import random
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Mapping
+from urllib.parse import urlencode
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import QueryParams
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from nodes.browser.sites import images
+
+SESSION_COOKIE = "fb_session"
+
+IMAGES_SCHEMA = """
+CREATE TABLE images (id INTEGER PRIMARY KEY, owner TEXT NOT NULL, kind TEXT NOT NULL, colour TEXT NOT NULL,
+                     count INTEGER NOT NULL, text TEXT NOT NULL, background TEXT NOT NULL, png BLOB NOT NULL);
+CREATE INDEX images_owner ON images(owner);
+CREATE TABLE accounts (username TEXT PRIMARY KEY, email TEXT NOT NULL, password TEXT NOT NULL,
+                       display TEXT NOT NULL);
+"""
+
+
+@dataclass
+class Ctx:
+    """One request as a handler sees it: parsed query and form, the logged-in user, the database."""
+
+    request: Request
+    site: Site
+    db: sqlite3.Connection
+    query: QueryParams
+    form: dict[str, str]
+    path: Mapping[str, Any]
+    user: str | None
+    files: dict[str, bytes] = field(default_factory=dict)
+    cookies_out: dict[str, str | None] = field(default_factory=dict)
+
+    def render(self, template: str, status: int = 200, **values: Any) -> HTMLResponse:
+        page = self.site.templates.get_template(template).render(
+            user=self.user, site=self.site, url_for_query=_with_query, request=self.request, **values)
+        return self._finish(HTMLResponse(page, status_code=status))
+
+    def redirect(self, url: str) -> Response:
+        return self._finish(RedirectResponse(url, status_code=303))
+
+    def json(self, data: Any) -> Response:
+        return self._finish(JSONResponse(data))
+
+    def need_user(self) -> str:
+        """The logged-in user, or a 401 that names the site's login page."""
+        if self.user is None:
+            raise HTTPException(401, f"log in first at {self.site.login_path}")
+        return self.user
+
+    def log_in(self, username: str) -> None:
+        self.cookies_out[SESSION_COOKIE] = self.site.sign(username)
+        self.user = username
+
+    def log_out(self) -> None:
+        self.cookies_out[SESSION_COOKIE] = None
+        self.user = None
+
+    def _finish(self, response: Response) -> Response:
+        for name, value in self.cookies_out.items():
+            if value is None:
+                response.delete_cookie(name, path="/")
+            else:
+                response.set_cookie(name, value, path="/", httponly=True, samesite="lax")
+        return response
+
+
+def _with_query(path: str, **params: Any) -> str:
+    kept = {k: v for k, v in params.items() if v not in (None, "")}
+    return f"{path}?{urlencode(kept)}" if kept else path
+
+
+Handler = Callable[[Ctx], Response]
+
+
+class Site:
+    """Base of a local site. Subclasses set ``name``, ``schema``, ``templates_source``, ``build``
+    and ``pages`` (a list of ``(path, handler, methods)``)."""
+
+    name: ClassVar[str] = ""
+    schema: ClassVar[str] = ""
+    templates_source: ClassVar[dict[str, str]] = {}
+    default_size: ClassVar[int] = 40
+    login_path: ClassVar[str] = "/login"
+    accounts: ClassVar[tuple[tuple[str, str, str, str], ...]] = ()  # (username, email, password, display)
+
+    def __init__(self, seed: int = 0, size: int | None = None, links: Mapping[str, str] | None = None) -> None:
+        self.seed = seed
+        self.size = int(size or self.default_size)
+        if self.size < 1:
+            raise ValueError(f"site {self.name}: size must be at least 1, got {self.size}")
+        self.links = dict(links or {})
+        self.lock = threading.Lock()
+        self._secret = hashlib.sha256(f"framebus-site:{self.name}:{seed}".encode()).digest()
+        self.templates = jinja2.Environment(loader=jinja2.DictLoader(self.templates_source), autoescape=True,
+                                            undefined=jinja2.StrictUndefined)
+        started = time.perf_counter()
+        self.pristine = sqlite3.connect(":memory:", check_same_thread=False)
+        self.pristine.executescript(IMAGES_SCHEMA + self.schema)
+        self.pristine.executemany("INSERT INTO accounts VALUES (?, ?, ?, ?)", self.accounts)
+        self.build(self.pristine, random.Random(f"{self.name}:{seed}"))
+        self.pristine.commit()
+        self.build_s = time.perf_counter() - started
+        self.db = sqlite3.connect(":memory:", check_same_thread=False)
+        self.db.row_factory = sqlite3.Row
+        self.pristine.backup(self.db)
+
+    # content -----------------------------------------------------------------------------------
+    def build(self, db: sqlite3.Connection, rng: random.Random) -> None:
+        raise NotImplementedError
+
+    def pages(self) -> list[tuple[str, Handler, list[str]]]:
+        raise NotImplementedError
+
+    def add_picture(self, db: sqlite3.Connection, owner: str, picture: images.Picture) -> int:
+        """Draw ``picture``, store it with its attributes, return its id (served at /images/<id>.png)."""
+        cur = db.execute("INSERT INTO images (owner, kind, colour, count, text, background, png) VALUES "
+                         "(?, ?, ?, ?, ?, ?, ?)", (owner, picture.kind, picture.colour, picture.count, picture.text,
+                                                   picture.background, images.draw(picture)))
+        return int(cur.lastrowid or 0)
+
+    # state -------------------------------------------------------------------------------------
+    def reset(self) -> float:
+        """Restore the seeded state; returns the seconds it took."""
+        started = time.perf_counter()
+        with self.lock:
+            self.pristine.backup(self.db)
+        return time.perf_counter() - started
+
+    def attributes(self) -> list[dict[str, Any]]:
+        """Every stored image with what it shows: the answer key of visual questions."""
+        with self.lock:
+            rows = self.db.execute("SELECT id, owner, kind, colour, count, text, background FROM images "
+                                   "ORDER BY id").fetchall()
+        return [{**dict(row), "url": f"/images/{row['id']}.png"} for row in rows]
+
+    # sessions ----------------------------------------------------------------------------------
+    def sign(self, username: str) -> str:
+        """A session cookie that survives resets and restarts (same seed, same secret), so a
+        Playwright storage_state made once keeps working."""
+        mac = hmac.new(self._secret, username.encode(), hashlib.sha256).hexdigest()[:32]
+        return f"{username}|{mac}"
+
+    def session_user(self, cookie: str | None) -> str | None:
+        if not cookie or "|" not in cookie:
+            return None
+        username, _, mac = cookie.rpartition("|")
+        return username if hmac.compare_digest(self.sign(username), cookie) and mac else None
+
+    def check_login(self, db: sqlite3.Connection, login: str, password: str) -> str | None:
+        row = db.execute("SELECT username FROM accounts WHERE (username = ? OR email = ?) AND password = ?",
+                         (login.strip(), login.strip(), password)).fetchone()
+        return None if row is None else str(row[0])
+
+    # serving -----------------------------------------------------------------------------------
+    def call(self, handler: Handler, request: Request, form: dict[str, str], files: dict[str, bytes]) -> Response:
+        """Run one handler in the threadpool, under the site lock."""
+        with self.lock:
+            ctx = Ctx(request=request, site=self, db=self.db, query=request.query_params, form=form,
+                      path=request.path_params, user=self.session_user(request.cookies.get(SESSION_COOKIE)),
+                      files=files)
+            try:
+                response = handler(ctx)
+                self.db.commit()
+            except BaseException:
+                self.db.rollback()
+                raise
+        return response
+
+    def app(self) -> Starlette:
+        routes = [Route("/reset", self._reset_endpoint, methods=["POST"]),
+                  Route("/images.json", self._attributes_endpoint, methods=["GET"]),
+                  Route("/images/{image_id:int}.png", _endpoint(_image), methods=["GET"]),
+                  Route("/healthz", _healthz, methods=["GET"])]
+        routes += [Route(path, _endpoint(handler), methods=methods) for path, handler, methods in self.pages()]
+        app = Starlette(routes=routes, exception_handlers={HTTPException: _error_page})
+        app.state.site = self
+        return app
+
+    async def _reset_endpoint(self, request: Request) -> Response:
+        seconds = await run_in_threadpool(self.reset)
+        return JSONResponse({"site": self.name, "reset_s": seconds})
+
+    async def _attributes_endpoint(self, request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(self.attributes))
+
+
+def _endpoint(handler: Handler) -> Callable[[Request], Any]:
+    async def endpoint(request: Request) -> Response:
+        form: dict[str, str] = {}
+        files: dict[str, bytes] = {}
+        if request.method == "POST":
+            async with request.form(max_files=4, max_part_size=4 << 20) as data:
+                for key, value in data.multi_items():
+                    if isinstance(value, str):
+                        form[key] = value
+                    elif (content := await value.read()):
+                        files[key] = content
+        site: Site = request.app.state.site
+        return await run_in_threadpool(site.call, handler, request, form, files)
+
+    endpoint.__name__ = getattr(handler, "__name__", "endpoint")
+    return endpoint
+
+
+def _image(ctx: Ctx) -> Response:
+    row = ctx.db.execute("SELECT png FROM images WHERE id = ?", (ctx.path["image_id"],)).fetchone()
+    if row is None:
+        raise HTTPException(404, f"no image {ctx.path['image_id']}")
+    return Response(bytes(row[0]), media_type="image/png", headers={"Cache-Control": "no-store"})
+
+
+async def _healthz(request: Request) -> Response:
+    site: Site = request.app.state.site
+    return JSONResponse({"site": site.name, "seed": site.seed, "size": site.size})
+
+
+async def _error_page(request: Request, exc: Exception) -> Response:
+    status = getattr(exc, "status_code", 500)
+    detail = str(getattr(exc, "detail", exc))
+    body = (f"<!doctype html><html><head><title>Error {status}</title></head><body><h1>Error {status}</h1>"
+            f"<p>{jinja2.utils.markupsafe.escape(detail)}</p></body></html>")
+    return HTMLResponse(body, status_code=status)
+
+
+def page_number(ctx: Ctx, name: str = "p") -> int:
+    try:
+        return max(1, int(ctx.query.get(name, "1")))
+    except ValueError:
+        return 1
+
+
+def to_json(data: Any) -> str:
+    return json.dumps(data, sort_keys=True)
+
+
+def layout(brand: str, nav: str, css: str = "") -> str:
+    """The shared page frame (a Jinja template): a header with the site's brand and links, the
+    logged-in user, and a ``content`` block."""
+    return """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{% block title %}""" + brand + """{% endblock %}</title>
+<style>
+body { font-family: sans-serif; margin: 0; background: #f4f4f4; color: #222; }
+header { background: #2d3e50; color: #fff; padding: 10px 20px; display: flex; gap: 18px; align-items: center; }
+header a { color: #fff; text-decoration: none; } header .brand { font-weight: bold; font-size: 1.3em; }
+header .who { margin-left: auto; }
+main { padding: 16px 24px; max-width: 1100px; }
+.cards { display: flex; flex-wrap: wrap; gap: 14px; } .card { background: #fff; padding: 10px; width: 200px; border: 1px solid #ddd; }
+.card img, .thumb { width: 160px; height: 160px; } .big { width: 320px; height: 320px; }
+.price { color: #b12704; font-weight: bold; } .muted { color: #666; font-size: 0.9em; }
+form.inline { display: inline; } label { display: block; margin-top: 6px; }
+table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: 4px 8px; }
+""" + css + """</style></head>
+<body><header><a class="brand" href="/">""" + brand + """</a>""" + nav + """
+<span class="who">{% if user %}Signed in as <span id="current-user">{{ user }}</span>{% endif %}</span></header>
+<main>{% block content %}{% endblock %}</main></body></html>"""
