@@ -198,6 +198,58 @@ def test_wiki_articles_and_search(wiki):
     assert {"red", "blue"} <= colours
 
 
+# --- shopping ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def shopping():
+    server = Server("shopping", seed=7)
+    yield server
+    server.stop()
+
+
+def test_shopping_catalogue_search_and_product_pages(shopping):
+    web = Browser(shopping.url)
+    home = web.get("/")
+    category = re.search(r'<li><a href="(/[a-z0-9-]+\.html)">', home.text).group(1)
+    listed = web.get(category + "?product_list_order=price&product_list_dir=asc")
+    prices = [float(p.replace(",", "")) for p in re.findall(r'class="price">\$([\d,.]+)<', listed.text)]
+    assert prices and prices == sorted(prices)
+    product = re.search(r'href="(/[a-z0-9-]+\.html)" class="product-item-link"', listed.text).group(1)
+    page = web.get(product)
+    sku = re.search(r'<span class="value">(B0\w{8})</span>', page.text).group(1)
+    assert 'class="product-image-photo big"' in page.text and "Reviews (" in page.text
+    assert product in web.get(f"/catalogsearch/result/?q={sku}").text
+    assert web.get("/no-such-thing.html").status == 404
+    assert web.get("/checkout/cart/").status == 401  # the cart belongs to a signed-in customer
+
+
+def test_shopping_cart_wishlist_checkout_review_then_reset(shopping):
+    web = Browser(shopping.url)
+    bad = web.post("/customer/account/loginPost/", **{"login[username]": "emma.lopez@gmail.com", "login[password]": "x"})
+    assert bad.status == 401
+    web.post("/customer/account/loginPost/", **{"login[username]": "emma.lopez@gmail.com",
+                                                 "login[password]": "Password.123"})
+    history = web.get("/sales/order/history/").text
+    assert history.count("View Order") == 3
+    cart = web.post("/checkout/cart/add/", product="4", qty="2")
+    assert cart.text.count('class="cart item"') == 1 and '<td class="qty">2</td>' in cart.text
+    assert 'class="wishlist"' in web.post("/wishlist/index/add/", product="6").text
+    assert web.post("/checkout/", name="Emma Lopez", street="", city="").status == 400
+    done = web.post("/checkout/", name="Emma Lopez", street="1 Main St", city="Boston")
+    order_id = int(re.search(r'class="order-number">(\d+)<', done.text).group(1))
+    assert order_id == 4 and web.get("/sales/order/history/").text.count("View Order") == 4
+    assert "1 Main St, Boston" in web.get(f"/sales/order/view/order_id/{order_id}/").text
+    assert "You have no items" in web.get("/checkout/cart/").text
+    web.post("/review/product/post/id/4/", rating="5", nickname="Em", title="Lovely", detail="Really lovely")
+    web.post("/checkout/cart/add/", product="9")
+
+    assert post_reset(shopping.url) < 1.0
+    assert web.get("/sales/order/history/").text == history
+    assert "You have no items" in web.get("/checkout/cart/").text
+    assert 'class="product-item' not in web.get("/wishlist/").text
+    assert web.get(f"/sales/order/view/order_id/{order_id}/").status == 404
+
+
 # --- every site -------------------------------------------------------------------------------
 
 def _fingerprint(base: str, paths: list[str]) -> str:
@@ -214,6 +266,7 @@ def _fingerprint(base: str, paths: list[str]) -> str:
 SAMPLE_PAGES = {
     "classifieds": ["/", "/index.php?page=search", "/index.php?page=item&id=5"],
     "wiki": ["/wikipedia_en_all_maxi_2022-05/A/Main_Page", "/wikipedia_en_all_maxi_2022-05/A/Boston"],
+    "shopping": ["/", "/catalogsearch/result/?q=a"],
 }
 
 
