@@ -250,6 +250,50 @@ def test_shopping_cart_wishlist_checkout_review_then_reset(shopping):
     assert web.get(f"/sales/order/view/order_id/{order_id}/").status == 404
 
 
+# --- forum ------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def forum():
+    server = Server("forum", seed=7)
+    yield server
+    server.stop()
+
+
+def _score(page: str) -> int:
+    return int(re.search(r'<span class="vote-count">(-?\d+)</span>', page).group(1))
+
+
+def test_forum_listing_post_vote_comment_block_then_reset(forum):
+    web = Browser(forum.url)
+    pics = web.get("/f/pics/new")
+    post = re.search(r'href="(/f/pics/(\d+)/[a-z0-9-]+)" class="submission__link"', pics.text)
+    path, post_id = post.group(1), int(post.group(2))
+    page = web.get(path)
+    assert page.status == 200 and 'class="submission__image big"' in page.text
+    assert web.get(f"/f/pics/{post_id}").url.endswith(path)
+    assert web.post(f"/sv/{post_id}", choice="1").status == 401
+    assert web.post("/login_check", _username="MarvelsGrantMan136", _password="test1234").status == 200
+    before = _score(web.get(path).text)
+    assert _score(web.post(f"/sv/{post_id}", choice="1").text) == before + 1
+    assert _score(web.post(f"/sv/{post_id}", choice="-1").text) == before - 1
+    assert web.post(f"/sv/{post_id}", choice="7").status == 400
+    commented = web.post(f"/f/pics/{post_id}/-/comment", comment="<script>alert(1)</script> nice")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; nice" in commented.text
+    made = web.post("/submit", title="A brand new post", body="hello", forum="DIY")
+    assert made.status == 200 and re.search(r"/f/DIY/\d+/a-brand-new-post$", made.url)
+    assert web.post("/submit", title="", forum="DIY").status == 400
+    author = re.search(r'class="submission__submitter">([^<]+)<', page.text).group(1)
+    assert path in web.get("/f/pics/new").text
+    web.post(f"/user/{author}/block_user")
+    assert author in web.get("/user/MarvelsGrantMan136/block_list").text
+    assert path not in web.get("/f/pics/new").text  # a blocked user's posts are hidden from the blocker
+
+    assert post_reset(forum.url) < 1.0
+    assert _score(web.get(path).text) == before and "alert(1)" not in web.get(path).text
+    assert path in web.get("/f/pics/new").text and "Nobody." in web.get("/user/MarvelsGrantMan136/block_list").text
+    assert web.get(made.url.replace(forum.url, "")).status == 404
+
+
 # --- every site -------------------------------------------------------------------------------
 
 def _fingerprint(base: str, paths: list[str]) -> str:
@@ -267,6 +311,7 @@ SAMPLE_PAGES = {
     "classifieds": ["/", "/index.php?page=search", "/index.php?page=item&id=5"],
     "wiki": ["/wikipedia_en_all_maxi_2022-05/A/Main_Page", "/wikipedia_en_all_maxi_2022-05/A/Boston"],
     "shopping": ["/", "/catalogsearch/result/?q=a"],
+    "forum": ["/", "/f/pics", "/forums"],
 }
 
 
