@@ -294,6 +294,25 @@ def test_forum_listing_post_vote_comment_block_then_reset(forum):
     assert web.get(made.url.replace(forum.url, "")).status == 404
 
 
+# --- homepage ---------------------------------------------------------------------------------
+
+def test_homepage_lists_sites_and_accounts(classifieds, forum):
+    home = Server("homepage", links={"classifieds": classifieds.url, "forum": forum.url})
+    try:
+        web = Browser(home.url)
+        page = web.get("/").text
+        assert f'href="{classifieds.url}"' in page and f'href="{forum.url}"' in page
+        accounts = web.get("/password.html").text
+        for username, password in (("blake.sullivan@gmail.com", "Password.123"), ("emma.lopez@gmail.com",
+                                   "Password.123"), ("MarvelsGrantMan136", "test1234")):
+            assert f'<td class="username">{username}</td>' in accounts and password in accounts
+        # the listed accounts really log in
+        assert Browser(forum.url).post("/login_check", _username="MarvelsGrantMan136", _password="test1234").status == 200
+        assert post_reset(home.url) < 1.0
+    finally:
+        home.stop()
+
+
 # --- every site -------------------------------------------------------------------------------
 
 def _fingerprint(base: str, paths: list[str]) -> str:
