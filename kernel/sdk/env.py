@@ -27,7 +27,7 @@ from pydantic import Field
 from kernel.sdk.env_wrappers import FrameResize, TextOnly, TimeLimit, Wrapper
 from kernel.sdk.node import Episode, Node, NodeParams
 
-__all__ = ["EnvNode", "EnvParams", "Observation", "StepRecord", "StepResult", "is_stop"]
+__all__ = ["EnvNode", "EnvParams", "Observation", "StepRecord", "StepResult"]
 
 
 class Observation(TypedDict, total=False):
@@ -73,11 +73,6 @@ class EnvParams(NodeParams):
     max_steps: int | None = Field(None, gt=0, description="decisions per episode at most; the last is done "
                                                           "with info.truncated (none: the game's own end)")
     judge: bool | None = Field(None, description="whether a judge ends the episodes (default: when step is read)")
-
-
-def is_stop(body: Any) -> bool:
-    """Whether an action body is the convention's stop request."""
-    return isinstance(body, dict) and bool(body.get("stop"))
 
 
 class EnvNode(Node):
@@ -132,10 +127,6 @@ class EnvNode(Node):
         return out
 
     # -- the loop -----------------------------------------------------------------------------------
-    def check_action(self, body: Any, obs: Observation) -> bool:
-        """Whether an action body (from another process: may be anything) is allowed now."""
-        return isinstance(body, str) and (body in obs["actions"] or body == obs.get("idle"))
-
     async def run(self) -> None:
         self._wrappers = self.wrappers()
         renders = all(w.renders for w in self._wrappers)
@@ -182,16 +173,16 @@ class EnvNode(Node):
 
     def _check(self, chosen: dict[str, Any], obs: Observation) -> tuple[dict[str, str | None], list[Any], str | None]:
         """Each agent's action (None where it sent none or an invalid one), the invalid bodies,
-        and the reason of a stop request."""
+        and the reason of a stop request. A body comes from another process: it may be anything."""
         checked: dict[str, str | None] = {}
         bad: list[Any] = []
         stop: str | None = None
         for agent, body in chosen.items():
             checked[agent] = None
-            if is_stop(body):
+            if isinstance(body, dict) and body.get("stop"):  # the convention's stop request
                 reason = str(body.get("reason") or "stopped")
                 stop = f"{agent}: {reason}" if len(chosen) > 1 else reason
-            elif self.check_action(body, obs):
+            elif isinstance(body, str) and (body in obs["actions"] or body == obs.get("idle")):
                 checked[agent] = body
             elif body is not None:
                 bad.append(body)
