@@ -96,11 +96,8 @@ class Clock:
         steps of the abandoned episode, some arriving late from a restarted agent) are dropped, so
         step 0 of the replay cannot take an answer meant for step 0 of the abandoned attempt."""
         if self.abandoned is not None:
-            for name in self._inputs:
-                try:
-                    queue = self._queue(name)
-                except KeyError:
-                    continue  # not a wired input (actions() raised for it)
+            for name in filter(self._sources, self._inputs):  # a wired input: it has sources, and a queue
+                queue = self._queue(name)
                 while queue.get_nowait() is not None:
                     self.stale += 1
         self.abandoned = None
