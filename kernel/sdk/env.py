@@ -112,7 +112,7 @@ class EnvNode(Node):
         return StepResult(done=True)
 
     def metrics(self, last: StepRecord) -> dict[str, Any]:
-        """The episode's metrics when no judge ends it (beside the base's steps/return/invalid)."""
+        """The episode's metrics when no judge ends it (beside the base's steps/invalid/stopped)."""
         return {"success": float(bool(last["info"].get("success", False)))}
 
     def wrappers(self) -> list[Wrapper]:
@@ -133,8 +133,6 @@ class EnvNode(Node):
         judged = self.params.judge if self.params.judge is not None else bool(self.readers("step"))
         while (episode := await self.next_episode()) is not None:
             await self.reset(episode)
-            for w in self._wrappers:
-                w.reset()
             last = await self._play(episode, renders)
             if not judged:
                 info = last["info"]
