@@ -96,11 +96,8 @@ class Clock:
         steps of the abandoned episode, some arriving late from a restarted agent) are dropped, so
         step 0 of the replay cannot take an answer meant for step 0 of the abandoned attempt."""
         if self.abandoned is not None:
-            for name in self._inputs:
-                try:
-                    queue = self._queue(name)
-                except KeyError:
-                    continue  # not a wired input (actions() raised for it)
+            for name in filter(self._sources, self._inputs):  # a wired input: it has sources, and a queue
+                queue = self._queue(name)
                 while queue.get_nowait() is not None:
                     self.stale += 1
         self.abandoned = None
@@ -120,50 +117,45 @@ class Clock:
         self._check_abandoned()
         self._inputs.add(input)
         self._parent: str | None = None
+        agents = self.wait_for or self._sources(input)
         if self.mode == "realtime":
-            got = await self._realtime(input)
+            got = await self._realtime(agents, input)
         else:
-            got = await self._lockstep(step, input)
+            got = await self._lockstep(step, agents, input)
+        self.frame += 1
         if tracing.enabled():
             self.step_span.open("env.step", self._parent, **{"framebus.step": step, "framebus.frame": self.frame})
         return got
 
-    async def _lockstep(self, step: int, input: str) -> dict[str, Any]:
-        agents = self.wait_for or self._sources(input)
+    async def _lockstep(self, step: int, agents: list[str], input: str) -> dict[str, Any]:
         if not agents:  # nobody acts in this world (an idle baseline, a replay)
-            self.frame += 1
             return {}
         queue = self._queue(input)
         got: dict[str, Any] = {}
-        deadline = None if self.deadline is None else time.monotonic() + self.deadline
-        while len(got) < len(agents):
-            timeout = None if deadline is None else deadline - time.monotonic()
-            if timeout is not None and timeout <= 0:
-                break
-            try:
-                async with asyncio.timeout(timeout) as self._wait:  # unlike wait_for, no task per step
+        try:
+            # One timer for the whole step (unlike wait_for, no task per message); abandon() fires it early.
+            async with asyncio.timeout(self.deadline) as self._wait:
+                while len(got) < len(agents):
                     msg = await queue.get()
-            except TimeoutError:
-                self._check_abandoned()  # woken by abandon(): the episode ends here, not with defaults
-                break
-            finally:
-                self._wait = None
-            if msg.src not in agents:
-                continue
-            if msg.step is not None and msg.step != step:
-                self.stale += 1  # an answer to an earlier step that came after its deadline
-                continue
-            got[msg.src] = msg.body
-            self._parent = self._parent or msg.traceparent
+                    if msg.src not in agents:
+                        continue
+                    if msg.step is not None and msg.step != step:
+                        self.stale += 1  # an answer to an earlier step that came after its deadline
+                        continue
+                    got[msg.src] = msg.body
+                    self._parent = self._parent or msg.traceparent
+        except TimeoutError:
+            self._check_abandoned()  # woken by abandon(): the episode ends here, not with defaults
+        finally:
+            self._wait = None
         for agent in agents:
             if agent not in got:
                 self.timeouts += 1
                 got[agent] = self.default_action
         self.decisions += 1
-        self.frame += 1
         return got
 
-    async def _realtime(self, input: str) -> dict[str, Any]:
+    async def _realtime(self, agents: list[str], input: str) -> dict[str, Any]:
         period = 1.0 / float(self.fps or 30.0)
         now = time.monotonic()
         if self._next_frame is None:
@@ -174,14 +166,12 @@ class Clock:
             self.late_frames += 1  # the environment itself could not keep the rate
             self._next_frame = now
         self._next_frame += period
-        agents = self.wait_for or self._sources(input)
         while agents and (msg := self._queue(input).get_nowait()) is not None:
             self._latest[msg.src] = msg.body
             self._parent = msg.traceparent or self._parent
             if msg.step is not None:
                 self.decisions += 1
                 self.frames_per_decision[max(0, self.frame - msg.step)] += 1
-        self.frame += 1
         return {a: self._latest.get(a, self.default_action) for a in agents}
 
     def stats(self) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from pydantic import Field
 from kernel.sdk.env_wrappers import FrameResize, TextOnly, TimeLimit, Wrapper
 from kernel.sdk.node import Episode, Node, NodeParams
 
-__all__ = ["EnvNode", "EnvParams", "Observation", "StepRecord", "StepResult", "is_stop"]
+__all__ = ["EnvNode", "EnvParams", "Observation", "StepRecord", "StepResult"]
 
 
 class Observation(TypedDict, total=False):
@@ -75,11 +75,6 @@ class EnvParams(NodeParams):
     judge: bool | None = Field(None, description="whether a judge ends the episodes (default: when step is read)")
 
 
-def is_stop(body: Any) -> bool:
-    """Whether an action body is the convention's stop request."""
-    return isinstance(body, dict) and bool(body.get("stop"))
-
-
 class EnvNode(Node):
     """Base of every environment node. Override ``reset``, ``observe`` and ``step`` (or ``act``
     for a game where several agents act at once); optionally ``render``, ``stop``, ``metrics``."""
@@ -117,7 +112,7 @@ class EnvNode(Node):
         return StepResult(done=True)
 
     def metrics(self, last: StepRecord) -> dict[str, Any]:
-        """The episode's metrics when no judge ends it (beside the base's steps/return/invalid)."""
+        """The episode's metrics when no judge ends it (beside the base's steps/invalid/stopped)."""
         return {"success": float(bool(last["info"].get("success", False)))}
 
     def wrappers(self) -> list[Wrapper]:
@@ -132,18 +127,12 @@ class EnvNode(Node):
         return out
 
     # -- the loop -----------------------------------------------------------------------------------
-    def check_action(self, body: Any, obs: Observation) -> bool:
-        """Whether an action body (from another process: may be anything) is allowed now."""
-        return isinstance(body, str) and (body in obs["actions"] or body == obs.get("idle"))
-
     async def run(self) -> None:
         self._wrappers = self.wrappers()
         renders = all(w.renders for w in self._wrappers)
         judged = self.params.judge if self.params.judge is not None else bool(self.readers("step"))
         while (episode := await self.next_episode()) is not None:
             await self.reset(episode)
-            for w in self._wrappers:
-                w.reset()
             last = await self._play(episode, renders)
             if not judged:
                 info = last["info"]
@@ -182,16 +171,16 @@ class EnvNode(Node):
 
     def _check(self, chosen: dict[str, Any], obs: Observation) -> tuple[dict[str, str | None], list[Any], str | None]:
         """Each agent's action (None where it sent none or an invalid one), the invalid bodies,
-        and the reason of a stop request."""
+        and the reason of a stop request. A body comes from another process: it may be anything."""
         checked: dict[str, str | None] = {}
         bad: list[Any] = []
         stop: str | None = None
         for agent, body in chosen.items():
             checked[agent] = None
-            if is_stop(body):
+            if isinstance(body, dict) and body.get("stop"):  # the convention's stop request
                 reason = str(body.get("reason") or "stopped")
                 stop = f"{agent}: {reason}" if len(chosen) > 1 else reason
-            elif self.check_action(body, obs):
+            elif isinstance(body, str) and (body in obs["actions"] or body == obs.get("idle")):
                 checked[agent] = body
             elif body is not None:
                 bad.append(body)

@@ -22,13 +22,11 @@ __all__ = ["Wrapper", "TextOnly", "FrameResize", "TimeLimit"]
 
 
 class Wrapper:
-    """Identity; override the hooks that change something."""
+    """Identity; override the hooks that change something. A wrapper keeps no per-episode state:
+    ``result`` gets the step index, and an observation carries its ``t``."""
 
     renders: ClassVar[bool] = True
     """False: the environment need not draw frames at all (nobody will see them)."""
-
-    def reset(self) -> None:
-        """A new episode starts."""
 
     def observation(self, obs: Observation) -> Observation:
         return obs

@@ -15,7 +15,6 @@ import asyncio
 import os
 import shutil
 import signal
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -41,13 +40,16 @@ class Probe(Node):
 
 
 def input_spec(decl: InputDecl) -> InputSpec:
-    if isinstance(decl, str):
-        return InputSpec(sources=[decl])
-    if isinstance(decl, Mapping):
-        src = decl["from"]
-        return InputSpec(sources=[src] if isinstance(src, str) else list(src),
-                         **{k: v for k, v in decl.items() if k != "from"})
-    return InputSpec(sources=list(decl))
+    """An input written as in a launch file: "node/output", a list of them, or a mapping with ``from``."""
+    fields = dict(decl) if isinstance(decl, Mapping) else {"from": decl}
+    src = fields.pop("from")
+    return InputSpec(sources=[src] if isinstance(src, str) else list(src), **fields)
+
+
+def node_spec(node_id: str, uses: str | None, params: Mapping[str, Any] | None,
+              inputs: Mapping[str, InputDecl] | None, clock: Mapping[str, Any] | None, **more: Any) -> NodeSpec:
+    return NodeSpec(id=node_id, uses=uses, params=dict(params or {}), clock=dict(clock) if clock else None,
+                    inputs={k: input_spec(v) for k, v in (inputs or {}).items()}, **more)
 
 
 class Harness:
@@ -55,8 +57,7 @@ class Harness:
                  max_message_bytes: int | None = None, trace: str | None = None,
                  run_dir: Path | None = None, quiet: bool = False) -> None:
         self.specs: list[NodeSpec] = []
-        self.episodes = episodes
-        self.seed = seed
+        self.run_spec = RunSpec(episodes=episodes, seed=seed)
         self.bus = BusSpec(heartbeat=heartbeat, **({"max_message_bytes": max_message_bytes} if max_message_bytes else {}))
         self.trace = trace
         self._own_dir = run_dir is None
@@ -72,11 +73,8 @@ class Harness:
             cmd: Sequence[str] | None = None) -> None:
         """Add a node under test; it runs as its own process, as under ``launch run``."""
         uses = None if cmd else (cls if isinstance(cls, str) else f"{cls.__module__}:{cls.__qualname__}")
-        self.specs.append(NodeSpec(
-            id=node_id, uses=uses, cmd=list(cmd) if cmd else None, params=dict(params or {}),
-            inputs={k: input_spec(v) for k, v in (inputs or {}).items()},
-            restart=dict(restart or {}), clock=dict(clock) if clock else None, env=dict(env or {}),
-        ))
+        self.specs.append(node_spec(node_id, uses, params, inputs, clock, cmd=list(cmd) if cmd else None,
+                                    restart=dict(restart or {}), env=dict(env or {})))
 
     def probe(self, *, inputs: Mapping[str, InputDecl] | None = None, outputs: Sequence[str] = (),
               clock: Mapping[str, Any] | None = None) -> Probe:
@@ -90,16 +88,14 @@ class Harness:
         """Run ``node`` in the test's own process and event loop (not as a child process), so the
         test can reach into it: post pygame key events to a human player, say."""
         uses = f"{type(node).__module__}:{type(node).__qualname__}"
-        self._locals.append((node, NodeSpec(id=node_id, uses=uses, params=dict(params or {}),
-                                            inputs={k: input_spec(v) for k, v in (inputs or {}).items()},
-                                            clock=dict(clock) if clock else None)))
+        self._locals.append((node, node_spec(node_id, uses, params, inputs, clock)))
         return node
 
     @property
     def launch_file(self) -> LaunchFile:
         nodes = self.specs + [spec for _, spec in self._locals]
         return LaunchFile(name="harness", source=Path("<harness>"), bus=self.bus, nodes=nodes,
-                          run=RunSpec(episodes=self.episodes, seed=self.seed))
+                          run=self.run_spec)
 
     async def start(self, *, ready_timeout: float = 60.0, run: bool = True) -> None:
         """Start every node, wait until all are ready, then (by default) start the run."""
@@ -153,7 +149,7 @@ class Harness:
         for task in self._local_tasks:
             try:
                 await asyncio.wait_for(task, 3.0)
-            except (asyncio.TimeoutError, Exception):
+            except Exception:  # a timeout included
                 task.cancel()
         self.kernel.close()
         shutil.rmtree(self.ipc_dir, ignore_errors=True)
@@ -166,8 +162,3 @@ class Harness:
         await self.stop()
         if self._own_dir:
             shutil.rmtree(self.run_dir, ignore_errors=True)
-
-
-def python_node_cmd() -> list[str]:
-    """The command line a ``cmd:`` node uses to run a Python node class (for tests of ``cmd:``)."""
-    return [sys.executable, "-m", "kernel.bus.run_node"]
