@@ -241,7 +241,7 @@ class NodeRuntime:
 
     async def _shutdown(self) -> None:
         self.state = "stopping"
-        self._drain_all()  # handle what already arrived before stopping
+        self.reader.drain_now([self._inbox, *self.links.peers.values()])  # what arrived before stopping
         if self._run_task is not None and not self._run_task.done():
             self._run_task.cancel()
         for task in list(self._tasks):
@@ -305,9 +305,6 @@ class NodeRuntime:
     def _update_peers(self, peers: dict[str, Any]) -> None:
         for node in self.links.update(peers, lambda sock, peer: self.reader.watch(sock, self.calls.on_peer_reply, peer)):
             self.calls.fail_requests_to(node)
-
-    def _drain_all(self) -> None:
-        self.reader.drain_now([self._inbox, *self.links.peers.values()])
 
     def _decode(self, frames: list[Any], source: str) -> Message | None:
         try:
