@@ -16,10 +16,10 @@ from typing import Any, Awaitable, Callable
 import zmq
 
 from kernel.bus import protocol, tracing
-from kernel.bus.links import COPY_THRESHOLD, Links, nbytes_of
+from kernel.bus.links import Links
 from kernel.bus.protocol import ERR, REP, REQ, Message
 from kernel.bus.reading import SocketReader
-from kernel.bus.sockets import recv_frames, send_frames
+from kernel.bus.sockets import COPY_THRESHOLD, nbytes_of, recv_frames, send_frames
 from kernel.sdk.errors import RemoteError, RequestTimeout
 
 traceparent_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("framebus_traceparent", default=None)
@@ -31,8 +31,7 @@ class Calls:
 
     def __init__(self, node_id: str, services: dict[str, Callable[..., Any]], *, links: Links, reader: SocketReader,
                  decode: Callable[[list[Any], str], Message | None], max_bytes: Callable[[], int],
-                 spawn: Callable[[Awaitable[Any]], asyncio.Task[Any]],
-                 get_loop: Callable[[], asyncio.AbstractEventLoop]) -> None:
+                 spawn: Callable[[Awaitable[Any]], asyncio.Task[Any]]) -> None:
         self.id = node_id
         self.services = services
         self._async = {name: inspect.iscoroutinefunction(fn) for name, fn in services.items()}
@@ -41,10 +40,8 @@ class Calls:
         self._decode = decode
         self.max_bytes = max_bytes
         self._spawn = spawn
-        self._get_loop = get_loop
-        self.ctl: zmq.Socket | None = None  # the runtime's socket to the kernel, once connected
-        self.pending: dict[int, asyncio.Future[Any]] = {}
-        self.pending_to: dict[int, tuple[str, str]] = {}  # cid -> (node, service) of requests to peers
+        # cid -> the reply's future, and the node and service asked (failed at once if that node restarts)
+        self.pending: dict[int, tuple[asyncio.Future[Any], str, str]] = {}
         self.cid = 0
 
     async def request(self, node: str, svc: str, body: Any, *, timeout: float = 10.0) -> Any:
@@ -52,18 +49,18 @@ class Calls:
         cid = self.cid
         frames = protocol.encode(REQ, self.id, svc, body, dst=node, cid=cid, traceparent=current_traceparent(),
                                  max_bytes=self.max_bytes())
-        sock = self.ctl if node == "kernel" else self.links.peers.get(node)
+        sock = self.links.ctl if node == "kernel" else self.links.peers.get(node)
         if sock is None:
             raise RemoteError(f"node {self.id!r} cannot reach node {node!r}: it is not in this graph "
                               f"(known: {sorted(self.links.peers)})")
-        loop = self._get_loop()
+        loop = asyncio.get_running_loop()
         fut = loop.create_future()
-        self.pending[cid] = fut
+        self.pending[cid] = (fut, node, svc)
         nbytes = nbytes_of(frames)
         send_frames(sock, frames, nbytes < COPY_THRESHOLD)
         if node != "kernel":
             self.links.tap(REQ, node, svc, cid, nbytes, current_traceparent())
-        if len(self.pending) == 1 and sock is not self.ctl:
+        if len(self.pending) == 1 and sock is not self.links.ctl:
             # A lone request (the usual sequential caller): wait for its reply right here, for at
             # most FAST_REPLY_MS, like a blocking pyzmq client would. A local service usually answers
             # within that window, and the reply then skips the event loop's wake-up and task switch.
@@ -76,8 +73,6 @@ class Calls:
                 self.pending.pop(cid, None)
                 return fut.result()
         self.reader.kick(sock)
-        if node != "kernel":
-            self.pending_to[cid] = (node, svc)  # failed at once if that node restarts (_update_peers)
         # A timer instead of asyncio.wait_for: wait_for wraps the future in a task, which costs more
         # than the whole round trip of a small request.
         timer = loop.call_later(timeout, _expire, fut, f"request {node}.{svc} from {self.id} got no reply "
@@ -87,15 +82,13 @@ class Calls:
         finally:
             timer.cancel()
             self.pending.pop(cid, None)
-            self.pending_to.pop(cid, None)
 
     def fail_requests_to(self, node: str) -> None:
         """A restarted node will never answer what its previous process was asked: say so now,
         instead of after each request's timeout (an agent would otherwise sit out its model's
         restart, up to its full timeout, and miss the steps of the replayed episode too)."""
-        for cid, (dst, svc) in list(self.pending_to.items()):
-            fut = self.pending.get(cid)
-            if dst == node and fut is not None and not fut.done():
+        for fut, dst, svc in list(self.pending.values()):
+            if dst == node and not fut.done():
                 fut.set_exception(RemoteError(f"{node}.{svc}: node {node!r} restarted before it answered "
                                               f"(request from {self.id}); ask again"))
 
@@ -105,9 +98,10 @@ class Calls:
             self.resolve(msg)
 
     def resolve(self, msg: Message) -> None:
-        fut = self.pending.get(msg.cid) if msg.cid is not None else None
-        if fut is None or fut.done():
+        pending = self.pending.get(msg.cid)  # type: ignore[arg-type]
+        if pending is None or pending[0].done():
             return  # a late reply to a request that already timed out
+        fut = pending[0]
         if msg.kind == REP:
             fut.set_result(msg.body)
         else:
@@ -120,32 +114,34 @@ class Calls:
 
     def serve(self, msg: Message, reply: Callable[[list[Any]], None]) -> None:
         fn = self.services.get(msg.topic)
-        is_async = self._async.get(msg.topic, False)
         if fn is None:
             reply(self._error(msg, f"node {self.id!r} has no service {msg.topic!r}; it offers {sorted(self.services)}",
                               "UnknownService"))
-            return
-        token = traceparent_var.set(msg.traceparent)
-        try:
-            if is_async:
-                self._spawn(self._serve_async(fn, msg, reply))
-                return
-            with tracing.span(f"{self.id}.{msg.topic}", parent=msg.traceparent):
-                result = fn(msg.body)
-            reply(protocol.encode(REP, self.id, msg.topic, result, dst=msg.src, cid=msg.cid, max_bytes=self.max_bytes()))
-        except Exception as exc:
-            reply(self._error(msg, str(exc), type(exc).__name__))
-        finally:
-            traceparent_var.reset(token)
+        elif self._async[msg.topic]:
+            self._spawn(self._serve_async(fn, msg, reply))
+        else:
+            token = traceparent_var.set(msg.traceparent)
+            try:
+                with tracing.span(f"{self.id}.{msg.topic}", parent=msg.traceparent):
+                    result = fn(msg.body)
+                reply(self._reply(msg, result))
+            except Exception as exc:
+                reply(self._error(msg, str(exc), type(exc).__name__))
+            finally:
+                traceparent_var.reset(token)
 
     async def _serve_async(self, fn: Callable[..., Awaitable[Any]], msg: Message,
                            reply: Callable[[list[Any]], None]) -> None:
+        traceparent_var.set(msg.traceparent)  # in this task's own context: no reset needed
         try:
             with tracing.span(f"{self.id}.{msg.topic}", parent=msg.traceparent):
                 result = await fn(msg.body)
-            reply(protocol.encode(REP, self.id, msg.topic, result, dst=msg.src, cid=msg.cid, max_bytes=self.max_bytes()))
+            reply(self._reply(msg, result))
         except Exception as exc:
             reply(self._error(msg, str(exc), type(exc).__name__))
+
+    def _reply(self, msg: Message, result: Any) -> list[Any]:
+        return protocol.encode(REP, self.id, msg.topic, result, dst=msg.src, cid=msg.cid, max_bytes=self.max_bytes())
 
     def _error(self, msg: Message, error: str, kind: str) -> list[Any]:
         return protocol.encode(ERR, self.id, msg.topic, {"error": error, "type": kind}, dst=msg.src, cid=msg.cid)

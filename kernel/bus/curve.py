@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -138,7 +139,7 @@ class _Gate:
     def __init__(self, ctx: zmq.Context[Any]) -> None:
         self.ctx = ctx
         self.users = 0
-        self.allowed: dict[str, int] = {}
+        self.allowed: Counter[str] = Counter()  # a key stays while a server in this context accepts it
         self.auth = ThreadAuthenticator(ctx)
         self.auth.start()
         self.auth.configure_curve_callback(domain=ZAP_DOMAIN, credentials_provider=self)
@@ -150,18 +151,12 @@ class _Gate:
             if gate is None:
                 gate = cls._gates[id(ctx)] = cls(ctx)
             gate.users += 1
-            for key in keys:
-                gate.allowed[key] = gate.allowed.get(key, 0) + 1
+            gate.allowed.update(keys)
             return gate
 
     def release(self, keys: frozenset[str]) -> None:
         with self._lock:
-            for key in keys:
-                left = self.allowed.get(key, 0) - 1
-                if left > 0:
-                    self.allowed[key] = left
-                else:
-                    self.allowed.pop(key, None)
+            self.allowed -= Counter(keys)  # drops the keys whose count reaches 0
             self.users -= 1
             if self.users > 0:
                 return

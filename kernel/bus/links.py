@@ -21,10 +21,9 @@ from kernel.bus.curve import NodeCurve
 from kernel.bus.protocol import CREDIT, DATA, RELEASE, TAP, Message
 from kernel.bus.shm import THRESHOLD as SHM_THRESHOLD
 from kernel.bus.shm import ShmPool, ShmReader
-from kernel.bus.sockets import send_frames
+from kernel.bus.sockets import COPY_THRESHOLD, nbytes_of, send_frames
 
 _NOBLOCK = int(zmq.NOBLOCK)
-COPY_THRESHOLD = 64 * 1024  # below this pyzmq copies faster than it can track zero-copy buffers
 TAP_FLUSH_S = 0.1
 TAP_BATCH = 512
 
@@ -36,21 +35,21 @@ class Links:
     """Peer sockets, credits, leases and taps of one node; the runtime holds one."""
 
     def __init__(self, node_id: str, ctx: zmq.Context[Any], *, curve: NodeCurve | None, shm_dir: str | None,
-                 bad: BadTraffic, get_loop: Callable[[], asyncio.AbstractEventLoop]) -> None:
+                 bad: BadTraffic) -> None:
         self.id = node_id
         self.ctx = ctx
         self.curve = curve
         self.shm_dir = shm_dir
         self.bad = bad
-        self._get_loop = get_loop
-        self.ctl: zmq.Socket | None = None  # where taps go: the runtime's socket to the kernel
-        self.peers: dict[str, zmq.Socket] = {}
-        self.peer_ids: dict[bytes, str] = {}  # routing identity -> node id, of the peers the kernel announced
+        self._loop: asyncio.AbstractEventLoop | None = None  # where shared-memory leases end (configure)
+        self.ctl: zmq.Socket | None = None  # where taps and requests to the kernel go: the runtime's socket
+        self.peers: dict[str, zmq.Socket] = {}  # the peers the kernel announced, by node id
         self._peer_endpoints: dict[str, str] = {}
         self._peer_shm: dict[str, bool] = {}
         self.out_edges: dict[str, list[Edge]] = {}
         self.out_dsts: dict[str, list[str]] = {}
-        self.credits: dict[tuple[str, str], int] = {}
+        self.credits: dict[tuple[str, str], int] = {}  # (dst, its input) of block edges -> credits left
+        self._credit_sizes: dict[tuple[str, str], int] = {}  # ... -> credits a fresh receiver gives
         self.credit_event = asyncio.Event()
         self._credit_due: Counter[tuple[str, str]] = Counter()  # (src, my input) -> credits to return
         self._released: dict[str, list[int]] = {}
@@ -63,12 +62,14 @@ class Links:
         self.send_dropped: Counter[str] = Counter()  # "output->dst" that could not be sent
 
     def configure(self, outputs: dict[str, list[Any]], shm_name: str) -> None:
+        self._loop = asyncio.get_running_loop()
         for output, edges in outputs.items():
             self.out_edges[output] = [tuple(e) for e in edges]  # type: ignore[misc]
             self.out_dsts[output] = sorted({e[0] for e in edges})
             for dst, inp, policy, size in edges:
                 if policy == "block":
-                    self.credits[(dst, inp)] = size
+                    self._credit_sizes[(dst, inp)] = size
+        self.credits = dict(self._credit_sizes)
         if self.shm_dir is not None:
             self.shm_pool = ShmPool(shm_name, self.shm_dir)
             self.shm_reader = ShmReader(self.shm_dir, self.lease_released)
@@ -132,12 +133,11 @@ class Links:
             self._peer_shm[node] = bool(rest and rest[0].get("shm")) and self.shm_dir is not None
             if node == self.id or self._peer_endpoints.get(node) == endpoint:
                 continue
-            self.peer_ids[node.encode()] = node
             if self.shm_pool is not None:
                 self.shm_pool.release_holder(node)  # a restarted receiver holds none of our slots
             old = self.peers.pop(node, None)
             if old is not None:
-                self._get_loop().remove_reader(old.getsockopt(zmq.FD))
+                asyncio.get_running_loop().remove_reader(old.getsockopt(zmq.FD))
                 old.close(linger=0)
                 restarted.append(node)
             sock = self.ctx.socket(zmq.DEALER)
@@ -151,10 +151,9 @@ class Links:
             self._peer_endpoints[node] = endpoint
             watch(sock, node)
             if old is not None:  # a restarted peer has fresh, empty queues
-                for (dst, inp), _ in list(self.credits.items()):
+                for (dst, inp), size in self._credit_sizes.items():
                     if dst == node:
-                        self.credits[(dst, inp)] = next(e[3] for es in self.out_edges.values() for e in es
-                                                        if e[0] == dst and e[1] == inp)
+                        self.credits[(dst, inp)] = size
                 self.credit_event.set()
         return restarted
 
@@ -178,7 +177,7 @@ class Links:
 
     def return_credit(self, name: str, msg: Message) -> None:
         if not self._credit_due:
-            self._get_loop().call_soon(self._flush_credits)
+            asyncio.get_running_loop().call_soon(self._flush_credits)
         self._credit_due[(msg.src, name)] += 1
 
     def _flush_credits(self) -> None:
@@ -193,10 +192,10 @@ class Links:
         try:
             if threading.get_ident() == self._main_thread:
                 if not self._released:
-                    self._get_loop().call_soon(self._flush_released)
+                    self._loop.call_soon(self._flush_released)  # type: ignore[union-attr]
                 self._released.setdefault(src, []).append(slot)
             else:
-                self._get_loop().call_soon_threadsafe(self.lease_released, src, slot)
+                self._loop.call_soon_threadsafe(self.lease_released, src, slot)  # type: ignore[union-attr]
         except RuntimeError:
             pass  # the loop is closed: the process is exiting and its sender frees everything
 
@@ -226,9 +225,3 @@ class Links:
     def close(self) -> None:
         if self.shm_pool is not None:
             self.shm_pool.close()
-
-
-def nbytes_of(frames: list[Any]) -> int:
-    if len(frames) == 2:  # header and body only: both bytes
-        return len(frames[0]) + len(frames[1])
-    return sum(f.nbytes if hasattr(f, "nbytes") else len(f) for f in frames)

@@ -8,12 +8,12 @@ edge-triggered, so every read and every send has to leave the socket drained or 
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import zmq
 
 from kernel.bus.badtraffic import BadTraffic
-from kernel.bus.sockets import readable, recv_frames
+from kernel.bus.sockets import COPY_THRESHOLD, nbytes_of, readable, recv_frames, send_frames
 
 # Messages read from one socket per turn of the event loop: a flooded inbox must leave turns to the
 # control socket (the watchdog exits after 3 s without a word from the kernel) and to timers.
@@ -25,12 +25,11 @@ Handler = Callable[[list[Any], "str | None"], None]
 class SocketReader:
     """Calls a handler for every message of the sockets it watches, a bounded batch per loop turn."""
 
-    def __init__(self, bad: BadTraffic, get_loop: Callable[[], asyncio.AbstractEventLoop]) -> None:
+    def __init__(self, bad: BadTraffic) -> None:
         self.bad = bad
-        self._get_loop = get_loop
 
     def watch(self, sock: zmq.Socket, handler: Handler, peer: str | None) -> None:
-        loop = self._get_loop()
+        loop = asyncio.get_running_loop()
         copied = 3 if sock.type == zmq.ROUTER else 2  # routing id, header, body
         loop.add_reader(sock.getsockopt(zmq.FD), self.drain, sock, handler, peer, copied)
         loop.call_soon(self.drain, sock, handler, peer, copied)
@@ -55,17 +54,22 @@ class SocketReader:
                 self.bad.note(peer or "inbox", f"handler crashed: {type(exc).__name__}: {exc}", exc_info=True)
         if sock.closed or not readable(sock):
             return True
-        self._get_loop().call_soon(self.drain, sock, handler, peer, copied)
+        asyncio.get_running_loop().call_soon(self.drain, sock, handler, peer, copied)
         return False
 
     def drain_later(self, sock: zmq.Socket) -> None:
         """Read what is waiting on the loop's next turn."""
-        self._get_loop().call_soon(self.drain, sock, *sock.__dict__["_fb_drain"])
+        asyncio.get_running_loop().call_soon(self.drain, sock, *sock.__dict__["_fb_drain"])
 
     def kick(self, sock: zmq.Socket) -> None:
         """A send can consume the FD's edge: re-check for input that arrived meanwhile."""
         if readable(sock):
             self.drain_later(sock)
+
+    def send(self, sock: zmq.Socket, frames: Sequence[Any]) -> None:
+        """Send on a watched socket (a reply, a control message), then ``kick`` it."""
+        send_frames(sock, frames, nbytes_of(frames) < COPY_THRESHOLD)
+        self.kick(sock)
 
     def drain_now(self, socks: list[zmq.Socket]) -> None:
         """What already arrived before stopping, bounded: a socket that stays flooded is left."""

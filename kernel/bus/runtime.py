@@ -27,11 +27,10 @@ from kernel.bus.badtraffic import BadTraffic, truncated
 from kernel.bus.calls import Calls, current_traceparent, traceparent_var
 from kernel.bus.curve import CurveServer, NodeCurve
 from kernel.bus.inputs import InputQueue
-from kernel.bus.links import COPY_THRESHOLD, Links, nbytes_of
+from kernel.bus.links import Links
 from kernel.bus.protocol import CREDIT, CTL, DATA, ERR, RELEASE, REP, REQ, Message
 from kernel.bus.reading import SocketReader
 from kernel.bus.shm import shm_dir
-from kernel.bus.sockets import send_frames
 from kernel.sdk.clock import Clock
 from kernel.sdk.errors import FramebusError
 from kernel.sdk.node import EpisodeAbandoned, Node
@@ -71,25 +70,19 @@ class NodeRuntime:
         node.id = node_id
         node._rt = self
         self.ctx = zmq.Context.instance()
-        self.loop: asyncio.AbstractEventLoop | None = None
         self.state = "starting"
-        self.params: dict[str, Any] = {}
         self.run: dict[str, Any] = {}
         self.run_dir: str | None = None
         self.max_bytes = protocol.DEFAULT_MAX_MESSAGE_BYTES
         self.heartbeat = 0.5
         self.queues: dict[str, InputQueue] = {}
         self._in_routes: dict[tuple[str, str], list[str]] = {}  # (src node, output) -> my inputs
-        self._in_sources: dict[str, list[str]] = {}
         self.playing: str | None = None  # the episode this driver was dealt last
-        self.bad = BadTraffic(log, "dropped a bad message", node=node_id)
-        self.decode_errors = self.bad.counts  # per source, bounded (kernel.bus.badtraffic)
-        self.reader = SocketReader(self.bad, self._get_loop)
-        self.links = Links(node_id, self.ctx, curve=curve, shm_dir=None if tcp_host else shm_dir(), bad=self.bad,
-                           get_loop=self._get_loop)
+        self.bad = BadTraffic(log, "dropped a bad message", node=node_id)  # its counts: stats' decode_errors
+        self.reader = SocketReader(self.bad)
+        self.links = Links(node_id, self.ctx, curve=curve, shm_dir=None if tcp_host else shm_dir(), bad=self.bad)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._run_task: asyncio.Task[Any] | None = None
-        self._welcome: asyncio.Future[dict[str, Any]] | None = None
         self._started = asyncio.Event()
         self._stop = asyncio.Event()
         self._last_kernel = time.monotonic()
@@ -98,7 +91,8 @@ class NodeRuntime:
         # The kernel's commands (kernel.graph.core sends them); the clock is looked up at call time,
         # since the welcome replaces it.
         self._ctl_commands: dict[str, Callable[[dict[str, Any]], None]] = {
-            "welcome": self._welcomed, "reject": self._rejected, "peers": self._update_peers,
+            "welcome": self._welcomed, "peers": self._update_peers,
+            "reject": lambda body: self._welcomed(ConfigRejected(body.get("error", "rejected by the kernel"))),
             "start": lambda _: self._started.set(), "stop": lambda _: self._stop.set(),
             "pause": lambda _: self.clock.pause(), "resume": lambda _: self.clock.resume(),
             "step": lambda body: self.clock.step(int(body.get("n", 1))), "abandon": self._abandon,
@@ -112,7 +106,7 @@ class NodeRuntime:
             if hasattr(member, "__framebus_input__"):
                 self.handlers[member.__framebus_input__] = getattr(node, name)
         self.calls = Calls(node_id, self.services, links=self.links, reader=self.reader, decode=self._decode,
-                           max_bytes=lambda: self.max_bytes, spawn=self._spawn, get_loop=self._get_loop)
+                           max_bytes=lambda: self.max_bytes, spawn=self._spawn)
         self.is_driver = callable(getattr(type(node), "run", None))
 
     # public to Node ---------------------------------------------------------------------------
@@ -125,7 +119,7 @@ class NodeRuntime:
             ) from None
 
     def sources(self, input: str) -> list[str]:
-        return list(self._in_sources.get(input, []))
+        return sorted({node for (node, _), inputs in self._in_routes.items() if input in inputs})
 
     async def publish(self, output: str, body: Any, *, step: int | None = None) -> None:
         if output not in self.links.out_edges:
@@ -172,7 +166,7 @@ class NodeRuntime:
     # lifecycle ------------------------------------------------------------------------------
     async def main(self) -> int:
         """Register, set up, serve until told to stop; returns the process exit code."""
-        self.loop = asyncio.get_running_loop()
+        self._welcome: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._bind_inbox()
         self._ctl = self.ctx.socket(zmq.DEALER)
         self._ctl.setsockopt(zmq.IDENTITY, self.id.encode())
@@ -180,9 +174,8 @@ class NodeRuntime:
         if self.curve is not None:
             self.curve.connect_kernel(self._ctl)
         self._ctl.connect(self.kernel_endpoint)
-        self.links.ctl = self.calls.ctl = self._ctl
+        self.links.ctl = self._ctl
         self.reader.watch(self._ctl, self._on_ctl, "kernel")
-        self._welcome = self.loop.create_future()
         self._send_ctl("hello", {
             "pid": os.getpid(), "inbox": self.inbox_endpoint, "inputs": list(self.node.inputs),
             "outputs": list(self.node.outputs), "services": sorted(self.services), "driver": self.is_driver,
@@ -248,14 +241,13 @@ class NodeRuntime:
 
     async def _shutdown(self) -> None:
         self.state = "stopping"
-        self._drain_all()  # handle what already arrived before stopping
+        self.reader.drain_now([self._inbox, *self.links.peers.values()])  # what arrived before stopping
         if self._run_task is not None and not self._run_task.done():
             self._run_task.cancel()
         for task in list(self._tasks):
             if task is not asyncio.current_task():
                 task.cancel()
-        if getattr(self, "clock", None) is not None:
-            self.clock.step_span.close()  # the last step of the run still gets exported
+        self.clock.step_span.close()  # the last step of the run still gets exported
         try:
             await asyncio.wait_for(self.node.teardown(), 2.0)
         except Exception:
@@ -264,7 +256,7 @@ class NodeRuntime:
         self._send_ctl("bye", {"stats": self.stats()})
         for sock in [*self.links.peers.values(), self._inbox, self._ctl]:
             with contextlib.suppress(Exception):  # the loop may outlive us (in-process nodes in tests):
-                self._get_loop().remove_reader(sock.getsockopt(zmq.FD))  # its fd number will be reused
+                asyncio.get_running_loop().remove_reader(sock.getsockopt(zmq.FD))  # its fd number will be reused
             sock.close(linger=200)
         if self._curve_server is not None:
             self._curve_server.stop()
@@ -272,10 +264,9 @@ class NodeRuntime:
         self.bad.flush()
 
     def _configure(self, w: dict[str, Any]) -> None:
-        self.params = dict(w.get("params") or {})
-        self.node.params = type(self.node).parse_params(self.params)
+        self.node.params = type(self.node).parse_params(dict(w.get("params") or {}))
         self.run = dict(w.get("run") or {})
-        self.run_dir: str | None = w.get("run_dir")
+        self.run_dir = w.get("run_dir")
         self.max_bytes = int(w.get("max_message_bytes", self.max_bytes))
         self.heartbeat = float(w.get("heartbeat", self.heartbeat))
         for name, spec in (w.get("inputs") or {}).items():
@@ -285,14 +276,13 @@ class NodeRuntime:
             if spec["policy"] == "block":
                 q.on_take = functools.partial(self.links.return_credit, name)
             self.queues[name] = q
-            self._in_sources[name] = sorted({s.split("/", 1)[0] for s in sources})
             for src in sources:
                 node, output = src.split("/", 1)
                 self._in_routes.setdefault((node, output), []).append(name)
         self.clock = Clock(w.get("clock"), self.queue, self.sources)
         run_tag = os.path.basename(os.environ.get("FRAMEBUS_IPC_DIR", "fb-local"))
         self.links.configure(w.get("outputs") or {}, f"{run_tag}-{self.id}-{os.getpid()}")
-        tracing.configure(w.get("trace"), self.id, w.get("run_dir"))
+        tracing.configure(w.get("trace"), self.id, self.run_dir)
         self._update_peers(w.get("peers") or {})
 
     # sockets ----------------------------------------------------------------------------------
@@ -316,9 +306,6 @@ class NodeRuntime:
         for node in self.links.update(peers, lambda sock, peer: self.reader.watch(sock, self.calls.on_peer_reply, peer)):
             self.calls.fail_requests_to(node)
 
-    def _drain_all(self) -> None:
-        self.reader.drain_now([self._inbox, *self.links.peers.values()])
-
     def _decode(self, frames: list[Any], source: str) -> Message | None:
         try:
             reader = self.links.shm_reader
@@ -334,8 +321,8 @@ class NodeRuntime:
         if msg is None:
             return
         kind = msg.kind
-        if kind != REQ and self.links.peer_ids.get(identity) != msg.src:
-            # Peers connect with IDENTITY = their node id (_update_peers); only they send data,
+        if identity != msg.src.encode() or (kind != REQ and msg.src not in self.links.peers):
+            # Peers connect with IDENTITY = their node id (kernel.bus.links); only they send data,
             # credits and releases. Requests may come from anyone, but under their own name.
             self._refuse_sender(identity, msg)
             return
@@ -348,10 +335,7 @@ class NodeRuntime:
             for name in inputs:
                 self.queues[name].put(msg)
         elif kind == REQ:
-            if identity != msg.src.encode():
-                self._refuse_sender(identity, msg)
-                return
-            self.calls.serve(msg, lambda out: self._reply(self._inbox, identity, out))
+            self.calls.serve(msg, lambda out: self.reader.send(self._inbox, [identity, *out]))
         elif kind == CREDIT:
             self.links.on_credit(msg)
         elif kind == RELEASE:
@@ -361,15 +345,11 @@ class NodeRuntime:
 
     def _refuse_sender(self, identity: bytes, msg: Message) -> None:
         name = identity.decode(errors="replace")
-        known = "" if msg.kind == REQ or msg.src in self.links.peer_ids.values() else \
+        known = "" if msg.kind == REQ or msg.src in self.links.peers else \
             ", which is no peer the kernel announced"
         self.bad.note(f"{name} (as {msg.src})" if name != msg.src else name,
                       f"{msg.kind} {truncated(msg.topic)} claims src {truncated(msg.src)!r}{known}, but came from "
                       f"a connection whose ZeroMQ identity is {truncated(name)!r}")
-
-    def _reply(self, sock: zmq.Socket, identity: bytes, frames: list[Any]) -> None:
-        send_frames(sock, [identity, *frames], nbytes_of(frames) < COPY_THRESHOLD)
-        self.reader.kick(sock)
 
     async def _consume(self, name: str, handler: Callable[[Message], Awaitable[None]]) -> None:
         queue = self.queues[name]
@@ -395,25 +375,24 @@ class NodeRuntime:
             self.calls.resolve(msg)
             return
         if msg.kind == REQ:
-            self.calls.serve(msg, lambda out: (send_frames(self._ctl, out), self.reader.kick(self._ctl)))
+            self.calls.serve(msg, lambda out: self.reader.send(self._ctl, out))
             return
         handler = self._ctl_commands.get(msg.topic)
         if handler is not None:  # an unknown command is from a newer kernel: ignored
             handler(msg.body or {})
 
-    def _welcomed(self, body: dict[str, Any]) -> None:
-        if self._welcome is not None and not self._welcome.done():
-            self._welcome.set_result(body)
-
-    def _rejected(self, body: dict[str, Any]) -> None:
-        if self._welcome is not None and not self._welcome.done():
-            self._welcome.set_exception(ConfigRejected(body.get("error", "rejected by the kernel")))
+    def _welcomed(self, answer: dict[str, Any] | ConfigRejected) -> None:
+        if self._welcome.done():
+            return
+        if isinstance(answer, ConfigRejected):
+            self._welcome.set_exception(answer)
+        else:
+            self._welcome.set_result(answer)
 
     def _send_ctl(self, cmd: str, body: Any) -> None:
         if self._ctl.closed:
             return
-        send_frames(self._ctl, protocol.encode(CTL, self.id, cmd, body, dst="kernel"))
-        self.reader.kick(self._ctl)
+        self.reader.send(self._ctl, protocol.encode(CTL, self.id, cmd, body, dst="kernel"))
 
     async def _heartbeat(self) -> None:
         while True:
@@ -452,7 +431,7 @@ class NodeRuntime:
             "queued": {name: len(q) for name, q in self.queues.items()},
             "sent": dict(self.links.sent),
             "send_dropped": dict(self.links.send_dropped),
-            "decode_errors": dict(self.decode_errors),
+            "decode_errors": dict(self.bad.counts),
             "clock": self.clock.stats(),
             "shm": self.links.shm_pool.stats() if self.links.shm_pool is not None else None,
             "summary": self.summary_sections,
@@ -464,8 +443,3 @@ class NodeRuntime:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
-
-    def _get_loop(self) -> asyncio.AbstractEventLoop:
-        if self.loop is None:
-            self.loop = asyncio.get_running_loop()
-        return self.loop

@@ -126,7 +126,6 @@ class ShmPool:
             path.unlink(missing_ok=True)
         self._maps.clear()
 
-
     def stats(self) -> dict[str, int]:
         free = sum(len(v) for v in self._free.values())
         return {"slots": len(self._slots), "free": free, "bytes": self._bytes, "fallbacks": self.fallbacks}
@@ -165,10 +164,3 @@ class ShmReader:
         array = np.frombuffer(lease, dtype=dtype).reshape(shape)
         array.flags.writeable = False
         return array
-
-    def forget(self, segment_prefix: str) -> None:
-        for name in [n for n in self._maps if n.startswith(segment_prefix)]:
-            try:
-                self._maps.pop(name).close()
-            except BufferError:
-                pass

@@ -20,6 +20,7 @@ _NOBLOCK = int(zmq.NOBLOCK)
 _send = _Raw.send
 _recv = _Raw.recv
 _get = _Raw.get
+COPY_THRESHOLD = 64 * 1024  # below this pyzmq copies faster than it can track zero-copy buffers
 
 
 def readable(sock: zmq.Socket) -> bool:
@@ -43,3 +44,9 @@ def send_frames(sock: zmq.Socket, frames: Sequence[Any], copy: bool = True, flag
     last = len(frames) - 1
     for i, frame in enumerate(frames):
         _send(sock, frame, (flags | _SNDMORE) if i < last else flags, copy, False)
+
+
+def nbytes_of(frames: Sequence[Any]) -> int:
+    if len(frames) == 2:  # header and body only: both bytes
+        return len(frames[0]) + len(frames[1])
+    return sum(f.nbytes if hasattr(f, "nbytes") else len(f) for f in frames)
