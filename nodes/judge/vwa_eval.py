@@ -40,7 +40,6 @@ from nodes.judge.vwa_graders import (
     ua_messages,
     ua_verdict,
 )
-from nodes.judge.vwa_images import decode, load_reference, ssim
 
 
 class CannotScore(RuntimeError):
@@ -207,6 +206,9 @@ class _Run:
         if url.startswith("func:"):
             url = str(await self.g.helpers.call(parse_func(url), self.helper_context()))
         page = self.need_page()
+        if PLACEHOLDER.search(url):
+            raise CannotScore(f"task {self.task.task_id}: {url!r} still holds a site placeholder: "
+                              "give the base URL of each site")
         if url == "last":
             if self.navigated and self.final_url:
                 await page.goto(self.final_url)
@@ -262,8 +264,12 @@ class _Run:
         if req.fuzzy_match is not None:
             refs = req.fuzzy_match.split(OR) if isinstance(req.fuzzy_match, str) else req.fuzzy_match
             grader = self.text_grader(f"{what}: fuzzy_match")
-            verdicts = [fuzzy_verdict(await grader(fuzzy_messages(self.task.intent, r, text))) for r in refs]
-            score *= self.fail_unless(any(ok for ok, _ in verdicts), E, f"{what}: fuzzy_match {req.fuzzy_match!r}",
+            verdicts: list[tuple[bool, str]] = []
+            for ref in refs:  # alternatives: the first graded correct settles it
+                verdicts.append(fuzzy_verdict(await grader(fuzzy_messages(self.task.intent, ref, text))))
+                if verdicts[-1][0]:
+                    break
+            score *= self.fail_unless(verdicts[-1][0], E, f"{what}: fuzzy_match {req.fuzzy_match!r}",
                                       "; ".join(n for _, n in verdicts))
         return score
 
@@ -308,11 +314,16 @@ class _Run:
                                 f"{what}: eval_fuzzy_image_match (SSIM > {query.threshold})", f"best SSIM {best:.3f}")
 
 
+# scikit-image and Pillow load only when a task has page images: `score` on a string task stays quick.
 def _decode_all(images: list[PageImage]) -> list[Any]:
+    from nodes.judge.vwa_images import decode
+
     return [decode(img.data) if img.data is not None else None for img in images]
 
 
 def _best_ssim(refs: list[str], pixels: list[Any], root: Path | None) -> float:
+    from nodes.judge.vwa_images import load_reference, ssim
+
     best = -1.0
     for ref in refs:
         reference = load_reference(ref, root)

@@ -176,7 +176,7 @@ class VwaTask(_Open):
     def images(self) -> list[str]:
         if self.image is None:
             return []
-        return [self.image] if isinstance(self.image, str) else list(self.image)
+        return [i for i in ([self.image] if isinstance(self.image, str) else self.image) if i.strip()]
 
     @property
     def unachievable(self) -> bool:
