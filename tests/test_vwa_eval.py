@@ -20,7 +20,7 @@ from PIL import Image, ImageDraw
 
 from nodes.browser.vwa.funcs import FuncSyntaxError, parse_func
 from nodes.browser.vwa.helpers import REGISTRY
-from nodes.browser.vwa.page import PageServices, PlaywrightPageServices
+from nodes.browser.vwa.page import PageImage, PageServices, PlaywrightPageServices
 from nodes.browser.vwa.tasks import TaskFileError, VwaTask, load_task_file, load_task_files, parse_task
 from nodes.judge import vwa_strings as s
 from nodes.judge.vwa_eval import CannotScore, Graders, evaluate, url_matches
@@ -530,3 +530,17 @@ def test_cli_score_prints_the_reward_last():
     assert run.returncode == 3 and "task 5 needs the live page for program_html" in run.stderr and run.stdout == ""
     run = cli("score", str(CLASSIFIEDS), "--answer", "blue")
     assert run.returncode == 2 and "holds 7 tasks: pick one with --task-id" in run.stderr
+
+
+async def test_oracle_reads_a_local_sites_answer_key() -> None:
+    """The oracle takes a site's own /images.json rows (object under ``kind``) keyed by URL path."""
+    from nodes.browser.sites.classifieds import Classifieds
+
+    site = Classifieds(seed=3, size=5)
+    rows = site.attributes()
+    oracle = OracleAnswerer({row["url"]: row for row in rows})
+    row = next(r for r in rows if r["kind"] != "upload")
+    image = PageImage(src=f"http://127.0.0.1:9980{row['url']}", data=b"")
+    assert await oracle(image, "What colour is it?") == row["colour"]
+    assert await oracle(image, "How many shapes are there?") == str(row["count"])
+    assert await oracle(image, "What object is shown?") == row["kind"]

@@ -200,6 +200,8 @@ def _normal_facts(facts: Mapping[str, Any]) -> dict[str, Any]:
     out = {str(k).lower(): v for k, v in facts.items()}
     if "color" in out and "colour" not in out:
         out["colour"] = out.pop("color")
+    if "kind" in out and "object" not in out:  # the local sites' /images.json calls the drawn object "kind"
+        out["object"] = out.pop("kind")
     for key in ("object", "colour"):
         if key in out and out[key] is not None:
             out[key] = str(out[key]).lower()
