@@ -1,0 +1,1 @@
+"""Browser environments: Chromium through Playwright, local web sites and VisualWebArena's tasks."""
