@@ -276,7 +276,7 @@ class BrowserEnv(EnvNode):
     async def page_evaluate(self, body: Any) -> Any:
         """The value of a JavaScript expression (or function) on the page, e.g. VWA's locators."""
         browser = self._browser_for(body)
-        return await browser.page.evaluate(self._text_arg(body, "expression"))
+        return await browser.page.evaluate(self._text_arg(body or {}, "expression"))
 
     @service("page.content")
     async def page_content(self, body: Any) -> str:
@@ -295,7 +295,7 @@ class BrowserEnv(EnvNode):
     async def page_goto(self, body: Any) -> str:
         """Open a URL (of the allowed sites) in the episode's focused tab, as program_html does."""
         browser = self._browser_for(body)
-        return await browser.goto_for_judge(self._text_arg(body, "url"))
+        return await browser.goto_for_judge(self._text_arg(body or {}, "url"))
 
     @service("page.release")
     async def page_release(self, body: Any) -> bool:

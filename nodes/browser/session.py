@@ -162,16 +162,18 @@ class BrowserEpisode:
     async def _route(self, route: Any) -> None:
         request = route.request
         why = self.sandbox.refusal(request.url, navigation=False)
-        if why is None:
-            await route.continue_()
-            return
-        if request.is_navigation_request():
-            # "204 No Content" to a navigation leaves the tab on the page it was on, where an abort
-            # would put Chromium's error page in its place
-            self.blocked.append((request.url, why))
-            await route.fulfill(status=204, body="")
-            return
-        await route.abort("blockedbyclient")
+        try:
+            if why is None:
+                await route.continue_()
+            elif request.is_navigation_request():
+                # "204 No Content" to a navigation leaves the tab on the page it was on, where an
+                # abort would put Chromium's error page in its place
+                self.blocked.append((request.url, why))
+                await route.fulfill(status=204, body="")
+            else:
+                await route.abort("blockedbyclient")
+        except PlaywrightError:
+            pass  # the page or context closed while the request waited
 
     async def _settle(self, page: Page) -> bool:
         if page.is_closed():
