@@ -1,0 +1,318 @@
+"""The browser environment node: Chromium through Playwright, speaking docs/environments.md with
+VisualWebArena's observations and action grammar.
+
+One Chromium per node process; each episode gets a fresh browser context built from a task in
+VWA's own fields (``start_url`` with `` |AND| `` tabs and ``__SITE__`` placeholders, ``viewport_size``,
+``geolocation``, ``storage_state``, ``intent``, ``image``). Here the task comes from the params
+(``episode_task``); a task loader overrides that one method. Actions are VWA's strings
+(``click [12]``, ``type [3] [shoes] [0]``, ``stop [42]``): ``obs["actions"]`` lists their names,
+and a malformed action or an id not on the page is an invalid step whose message the agent reads
+in the next observation's ``last_action_error``. ``stop [answer]`` ends the episode with
+``info["answer"]``; the final page stays open for the judges' ``page.*`` services until two more
+episodes have finished (a judge may also release it with ``page.release``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections import OrderedDict
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from kernel.sdk.env import EnvNode, EnvParams, Observation, StepResult
+from kernel.sdk.node import Episode, service
+from nodes.browser.actions import ACTION_NAMES, ELEMENT_ACTIONS, ActionError, parse_action
+from nodes.browser.sandbox import Sandbox, netloc_of
+from nodes.browser.session import AND, BrowserEpisode, BrowserSession, Capture, EpisodeSpec, Settings
+
+__all__ = ["BrowserEnv", "spec_from_task"]
+
+View = Literal["som", "axtree", "html", "url", "tabs"]
+PLACEHOLDER = re.compile(r"__[A-Z][A-Z0-9_]*__")
+MAX_EXPRESSION = 100_000
+
+
+def spec_from_task(task: dict[str, Any], hosts: dict[str, str], viewport: tuple[int, int]) -> EpisodeSpec:
+    """An episode's browser set-up from a task's VWA fields; ``hosts`` maps placeholders such as
+    ``__CLASSIFIEDS__`` to base URLs. Raises ValueError naming the field that is wrong."""
+    label = f"task {task['task_id']}" if "task_id" in task else "task"
+    start = task.get("start_url") or "about:blank"
+    if not isinstance(start, str):
+        raise ValueError(f"{label}: start_url must be a string, got {type(start).__name__}")
+    for key, base in hosts.items():
+        start = start.replace(key, base.rstrip("/"))
+    if (left := PLACEHOLDER.search(start)) is not None:
+        raise ValueError(f"{label}: start_url names {left.group()} but no base URL is configured for it "
+                         f"(param hosts has {', '.join(sorted(hosts)) or 'none'})")
+    urls = tuple(u.strip() for u in start.split(AND.strip()) if u.strip()) or ("about:blank",)
+    size = task.get("viewport_size") or {}
+    if not isinstance(size, dict):
+        raise ValueError(f"{label}: viewport_size must be a mapping like {{'width': 1280}}, got {size!r}")
+    view = (int(size.get("width", viewport[0])), int(size.get("height", viewport[1])))
+    if min(view) <= 0:
+        raise ValueError(f"{label}: viewport_size must be positive, got {size!r}")
+    images = task.get("image") or ()
+    images = (images,) if isinstance(images, str) else tuple(str(i) for i in images)
+    return EpisodeSpec(start_urls=urls, viewport=view, geolocation=task.get("geolocation") or None,
+                       storage_state=task.get("storage_state") or None, intent=str(task.get("intent") or ""),
+                       images=images)
+
+
+class BrowserEnv(EnvNode):
+    """Publishes ``obs`` (the views chosen in ``observe``, the goal, the last action's error) and
+    ``step`` (``info``: url, answer, action_error); serves ``page.url``, ``page.evaluate``,
+    ``page.content``, ``page.images``, ``page.screenshot``, ``page.goto`` and ``page.release`` on an
+    episode's final page for judges, and ``describe``."""
+
+    class Params(EnvParams):
+        start_url: str = Field("about:blank", description="the first page; ' |AND| ' between URLs opens several tabs; "
+                               "placeholders like __CLASSIFIEDS__ are replaced from hosts")
+        hosts: dict[str, str] = Field(default_factory=dict, description="placeholder -> base URL, e.g. "
+                                      "{__CLASSIFIEDS__: 'http://127.0.0.1:9980'}; every base URL is an allowed site")
+        allowed_hosts: list[str] = Field(default_factory=list, description="more host:port (or URLs) the browser "
+                                         "may load; anything else is blocked")
+        intent: str = Field("", description="the task in words (obs goal)")
+        image: list[str] = Field(default_factory=list, description="the task's input images (obs goal_images)")
+        viewport: tuple[int, int] = Field((1280, 2048), description="[width, height] of the page (VWA: 1280x2048)")
+        geolocation: dict[str, float] | None = Field(None, description="{latitude, longitude} the page sees")
+        storage_state: str | None = Field(None, description="a Playwright storage-state file (login cookies)")
+        observe: list[View] = Field(["som", "url", "tabs"], description="the views each obs carries: som (the "
+                                    "Set-of-Marks element list), axtree, html, url, tabs (titles)")
+        text: Literal["som", "axtree", "html", "none"] = Field("som", description="which view is also obs text "
+                                                               "(axtree: prefixed by the tab titles, as in VWA)")
+        frame: Literal["screenshot", "som"] = Field("som", description="what the frame shows when frames are on: "
+                                                    "the plain screenshot or the Set-of-Marks one")
+        ids: Literal["auto", "som", "axtree"] = Field("auto", description="the ids element actions name (auto: "
+                                                      "the text view's, else som when observed, else axtree)")
+        max_steps: int | None = Field(30, gt=0, description="decisions per episode (VWA: 30)")
+        settle_timeout_s: float = Field(5.0, gt=0, description="longest wait for a page to settle after an action")
+        quiet_ms: int = Field(100, ge=0, description="a settled page's DOM has been unchanged this long")
+        chromium: str = Field("/usr/bin/chromium", description="the Chromium binary")
+        keep_finished: int = Field(2, ge=1, description="finished episodes whose final page stays open for judges")
+
+        @field_validator("hosts")
+        @classmethod
+        def _placeholders(cls, hosts: dict[str, str]) -> dict[str, str]:
+            for key in hosts:
+                if not PLACEHOLDER.fullmatch(key):
+                    raise ValueError(f"hosts key {key!r} is not a placeholder like __CLASSIFIEDS__")
+            return hosts
+
+    env = "browser"
+    params: Params
+
+    async def setup(self) -> None:
+        p = self.params
+        self.sandbox = Sandbox([*p.hosts.values(), *p.allowed_hosts])
+        self.session = BrowserSession(Settings(p.chromium, p.settle_timeout_s, p.quiet_ms))
+        await self.session.start()
+        self.browser: BrowserEpisode | None = None
+        self.episode_id: str | None = None
+        self.finished: OrderedDict[str, BrowserEpisode] = OrderedDict()
+        self._closing: set[asyncio.Task[None]] = set()
+        self.capture = Capture()
+        self.rejection: str | None = None
+        self.last_error = ""
+        self.goal_images: tuple[str, ...] = ()
+        wanted = set(p.observe)
+        if p.text != "none":
+            wanted.add(p.text)
+        self.wanted = wanted
+        self.id_space = self._id_space()
+
+    def _id_space(self) -> str | None:
+        p = self.params
+        if p.ids != "auto":
+            return p.ids
+        if p.text in ("som", "axtree"):
+            return p.text
+        return "som" if "som" in self.wanted else "axtree" if "axtree" in self.wanted else None
+
+    async def teardown(self) -> None:
+        current = getattr(self, "browser", None)
+        for browser in [*getattr(self, "finished", {}).values(), *([current] if current else [])]:
+            await browser.close()
+        if hasattr(self, "session"):
+            await self.session.close()
+
+    # -- episodes ---------------------------------------------------------------------------------
+    def episode_task(self, episode: Episode) -> dict[str, Any]:
+        """The task (VWA's fields) that ``episode`` plays; from the params here, a loader's per episode."""
+        p = self.params
+        return {"start_url": p.start_url, "intent": p.intent, "image": list(p.image), "geolocation": p.geolocation,
+                "storage_state": p.storage_state, "viewport_size": {"width": p.viewport[0], "height": p.viewport[1]}}
+
+    async def reset(self, episode: Episode) -> None:
+        await self.start_task(episode.id, self.episode_task(episode))
+
+    async def start_task(self, episode_id: str, task: dict[str, Any]) -> None:
+        """Open a fresh context for ``task``; the previous episode's page is kept for its judge."""
+        spec = spec_from_task(task, self.params.hosts, self.params.viewport)
+        sandbox = Sandbox(self.sandbox.allowed)
+        for url in spec.start_urls:  # a task's own start pages are sites it may visit
+            if netloc_of(url) is not None:
+                sandbox.allow(url)
+        if self.browser is not None and self.episode_id is not None:
+            self._finish(self.episode_id, self.browser)
+        self.browser, self.episode_id = None, episode_id
+        self.browser = await self.session.open_episode(spec, sandbox)
+        self.goal, self.goal_images = spec.intent, spec.images
+        self.last_error, self.rejection = "", None
+        await self._capture()
+
+    def _finish(self, episode_id: str, browser: BrowserEpisode) -> None:
+        self.finished[episode_id] = browser
+        while len(self.finished) > self.params.keep_finished:
+            _, old = self.finished.popitem(last=False)
+            self._close_later(old)
+
+    def _close_later(self, browser: BrowserEpisode) -> None:
+        task = asyncio.get_running_loop().create_task(browser.close())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def _capture(self) -> None:
+        assert self.browser is not None
+        frame = self.params.frame if self.params.frames else None
+        self.capture = await self.browser.capture(self.wanted, frame, self.id_space)
+
+    # -- the loop's hooks -------------------------------------------------------------------------
+    def observe(self) -> Observation:
+        obs: Observation = {"actions": list(ACTION_NAMES), "idle": None, "goal": self.goal}
+        data = self.capture.data
+        for view in self.params.observe:
+            obs[view] = data[view]  # type: ignore[literal-required]
+            if view == "tabs":
+                obs["tab"] = data["tab"]  # type: ignore[typeddict-unknown-key]
+        text = self.params.text
+        if text == "axtree":
+            titles = " | ".join(f"Tab {i}{' (current)' if i == data['tab'] else ''}: {t}"
+                                for i, t in enumerate(data["tabs"]))
+            obs["text"] = f"{titles}\n\n{data['axtree']}"
+        elif text != "none":
+            obs["text"] = data[text]
+        if self.goal_images:
+            obs["goal_images"] = list(self.goal_images)  # type: ignore[typeddict-unknown-key]
+        obs["last_action_error"] = self.last_error  # type: ignore[typeddict-unknown-key]
+        return obs
+
+    def render(self) -> Any:
+        return self.capture.frame
+
+    def check_action(self, body: Any, obs: Observation) -> bool:
+        """An action is valid when it parses and any element it names is on the current page; the
+        reason it is not is kept for the next observation."""
+        self.rejection = None
+        if body is None:
+            return False
+        try:
+            action = parse_action(body)
+        except ActionError as exc:
+            self.rejection = str(exc)
+            return False
+        if action.name in ELEMENT_ACTIONS and action.element not in self.capture.targets:
+            if self.id_space is None:
+                self.rejection = "element actions need ids, and this environment observes neither som nor axtree"
+            else:
+                self.rejection = (f"element [{action.element}] is not on the current page; use an id from the "
+                                  f"latest observation ({self.id_space} ids change when the page does)")
+            return False
+        return True
+
+    async def step(self, action: str | None) -> StepResult:
+        assert self.browser is not None
+        info: dict[str, Any] = {"answer": None}
+        if action is None:
+            self.last_error = self.rejection or ""
+            info["action_error"] = self.rejection
+            self.rejection = None
+        else:
+            parsed = parse_action(action)
+            if parsed.name == "stop":
+                info.update(answer=parsed.text, action_error=None, url=self.browser.page.url)
+                return StepResult(done=True, info=info)
+            error = await self.browser.execute(parsed, self.capture.targets)
+            self.last_error = error or ""
+            info["action_error"] = error
+        await self._capture()
+        info["url"] = self.browser.page.url
+        return StepResult(info=info)
+
+    def metrics(self, last: Any) -> dict[str, Any]:
+        return {**super().metrics(last), "answered": float(last["info"].get("answer") is not None)}
+
+    # -- services ---------------------------------------------------------------------------------
+    def _browser_for(self, body: Any) -> BrowserEpisode:
+        if body is not None and not isinstance(body, dict):
+            raise ValueError(f"a page.* request body is a mapping, not {type(body).__name__}")
+        episode = (body or {}).get("episode")
+        if episode is None or episode == self.episode_id:
+            if self.browser is None:
+                raise ValueError("no episode has started yet")
+            return self.browser
+        if not isinstance(episode, str):
+            raise ValueError(f"episode must be an episode id string, not {type(episode).__name__}")
+        if episode not in self.finished:
+            raise ValueError(f"episode {episode} is not open here (kept: the current one and the last "
+                             f"{self.params.keep_finished} finished ones)")
+        return self.finished[episode]
+
+    @staticmethod
+    def _text_arg(body: dict[str, Any], key: str, *, optional: bool = False) -> str:
+        value = body.get(key, "" if optional else None)
+        if not isinstance(value, str):
+            raise ValueError(f"{key} must be a string, got {type(value).__name__}")
+        if len(value) > MAX_EXPRESSION:
+            raise ValueError(f"{key} is longer than {MAX_EXPRESSION} characters")
+        return value
+
+    @service("page.url")
+    async def page_url(self, body: Any) -> str:
+        return self._browser_for(body).page.url
+
+    @service("page.evaluate")
+    async def page_evaluate(self, body: Any) -> Any:
+        """The value of a JavaScript expression (or function) on the page, e.g. VWA's locators."""
+        browser = self._browser_for(body)
+        return await browser.page.evaluate(self._text_arg(body or {}, "expression"))
+
+    @service("page.content")
+    async def page_content(self, body: Any) -> str:
+        return await self._browser_for(body).page.content()
+
+    @service("page.images")
+    async def page_images(self, body: Any) -> list[str]:
+        browser = self._browser_for(body)
+        return await browser.image_sources(self._text_arg(body or {}, "selector", optional=True))
+
+    @service("page.screenshot")
+    async def page_screenshot(self, body: Any) -> bytes:
+        return await self._browser_for(body).screenshot_png()
+
+    @service("page.goto")
+    async def page_goto(self, body: Any) -> str:
+        """Open a URL (of the allowed sites) in the episode's focused tab, as program_html does."""
+        browser = self._browser_for(body)
+        return await browser.goto_for_judge(self._text_arg(body or {}, "url"))
+
+    @service("page.release")
+    async def page_release(self, body: Any) -> bool:
+        """A judge is done with a finished episode's page: close it now."""
+        episode = (body or {}).get("episode") if isinstance(body, dict) else None
+        browser = self.finished.pop(episode, None) if isinstance(episode, str) else None
+        if browser is not None:
+            await browser.close()
+        return browser is not None
+
+    @service("describe")
+    def describe(self, body: Any) -> dict[str, Any]:
+        p = self.params
+        return {"env": self.env, "actions": list(ACTION_NAMES), "idle": None, "observe": list(p.observe),
+                "text": p.text, "ids": self.id_space, "viewport": list(p.viewport),
+                "sites": sorted(self.sandbox.allowed), "max_steps": p.max_steps}
+
+    @service("oracle")
+    def oracle(self, body: Any) -> None:
+        return None  # no policy of its own: a task's gold actions are the VWA helper's replay
