@@ -126,6 +126,11 @@ class EnvNode(Node):
             out.append(TimeLimit(self.params.max_steps))
         return out
 
+    def check_action(self, body: Any, obs: Observation) -> bool:
+        """Whether an action body (from another process: may be anything) is allowed now. A game whose
+        actions take arguments (the browser's ``click [12]``) overrides it to parse them."""
+        return isinstance(body, str) and (body in obs["actions"] or body == obs.get("idle"))
+
     # -- the loop -----------------------------------------------------------------------------------
     async def run(self) -> None:
         self._wrappers = self.wrappers()
@@ -180,7 +185,7 @@ class EnvNode(Node):
             if isinstance(body, dict) and body.get("stop"):  # the convention's stop request
                 reason = str(body.get("reason") or "stopped")
                 stop = f"{agent}: {reason}" if len(chosen) > 1 else reason
-            elif isinstance(body, str) and (body in obs["actions"] or body == obs.get("idle")):
+            elif self.check_action(body, obs):
                 checked[agent] = body
             elif body is not None:
                 bad.append(body)
