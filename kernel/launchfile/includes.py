@@ -10,7 +10,7 @@ from kernel.launchfile.entries import check_unique, index_entries, merge, merge_
 from kernel.launchfile.errors import LaunchError, closest
 from kernel.launchfile.finding import known_names, search, yaml_files
 from kernel.launchfile.overrides import apply_set, parse_set
-from kernel.launchfile.tree import Y, child_path, compose, err
+from kernel.launchfile.tree import Y, check_keys, child_path, compose, err
 from kernel.launchfile.variables import substitute
 
 _TOP_KEYS = ["name", "description", "bus", "include", "nodes", "run"]
@@ -38,10 +38,7 @@ def read(path: Path, ctx: Context, via: Y | None) -> Y:
     if not root.is_map:
         raise err(root, "expected a mapping at the top level (with 'nodes', 'run', ...)",
                    path="")
-    for key, child in root.value.items():
-        if key not in _TOP_KEYS:
-            raise err(child, f"unknown key '{key}'", key=True, allowed=_TOP_KEYS,
-                       suggestion=closest(key, _TOP_KEYS))
+    check_keys(root, _TOP_KEYS)
     substitute(root, ctx.environ)
     nodes = root.get("nodes")
     if nodes is not None:
@@ -79,10 +76,7 @@ def _read_include(item: Y, parent: Path, ctx: Context) -> Y:
     if isinstance(item.value, str):
         file_y, set_y = item, None
     elif item.is_map:
-        for key, child in item.value.items():
-            if key not in _INCLUDE_KEYS:
-                raise err(child, f"unknown key '{key}'", key=True, allowed=_INCLUDE_KEYS,
-                           suggestion=closest(key, _INCLUDE_KEYS))
+        check_keys(item, _INCLUDE_KEYS)
         file_y, set_y = item.get("file"), item.get("set")
         if file_y is None:
             raise err(item, "an include needs 'file'", path=child_path(item.path, "file"))

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from kernel.launchfile.errors import LaunchError
+from kernel.launchfile.errors import LaunchError, closest
 
 ID_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
 ID_RE = re.compile(ID_PATTERN)
@@ -63,6 +63,14 @@ def err(y: Y | None, message: str, *, key: bool = False, path: str | None = None
         key=path if path is not None else (y.path if y is not None else ""),
         allowed=allowed, suggestion=suggestion,
     )
+
+
+def check_keys(y: Y, allowed: list[str], where: str = "") -> None:
+    """A mapping's keys are among ``allowed``; an unknown one is reported at the key, with its closest spelling."""
+    for key, child in y.value.items():
+        if key not in allowed:
+            raise err(child, f"unknown key '{key}'{where}", key=True, allowed=allowed,
+                      suggestion=closest(key, allowed))
 
 
 def child_path(parent: str, key: Any) -> str:
