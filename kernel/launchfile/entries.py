@@ -142,12 +142,18 @@ def check_unique(entries: list[Entry]) -> None:
         seen[entry.id] = id_y
 
 
-def merge(base: Y, over: Y) -> Y:
-    """Deep merge: mappings merge key by key, anything else is replaced."""
+def merge(base: Y, over: Y, *, entries: bool = False) -> Y:
+    """Deep merge: mappings merge key by key, anything else is replaced. With ``entries`` (two files,
+    two replica groups) their 'nodes' lists merge entry by entry (:func:`merge_entries`)."""
     if base.is_map and over.is_map:
         merged = dict(base.value)
         for key, value in over.value.items():
-            merged[key] = merge(merged[key], value) if key in merged else value
+            if key not in merged:
+                merged[key] = value
+            elif entries and key == "nodes":
+                merged[key] = replace(value, value=merge_entries(merged[key].value, value.value))
+            else:
+                merged[key] = merge(merged[key], value)
         return replace(over, value=merged)
     return over
 
@@ -174,9 +180,7 @@ def merge_entries(base: list[Y], over: list[Y]) -> list[Y]:
             if at is None:
                 result.append(entry)
                 continue
-            old_members, members = result[at].value["nodes"], entry.value["nodes"]
-            result[at] = merge(result[at], entry)  # its 'nodes' list is replaced, so merge it on its own
-            result[at].value["nodes"] = replace(members, value=merge_entries(old_members.value, members.value))
+            result[at] = merge(result[at], entry, entries=True)
             continue
         node_id = entry.value["id"].value
         lists = [result, *(e.value["nodes"].value for e in result if is_group(e))]
