@@ -148,44 +148,23 @@ class LaunchFile(_Strict):
 
     def to_yaml(self) -> str:
         """Write the resolved file so a run can be reproduced without its includes."""
-        doc: dict[str, Any] = {"name": self.name}
-        if self.description:
-            doc["description"] = self.description
-        doc["bus"] = self.bus.model_dump()
+        doc = self.model_dump(exclude={"source"})
+        if not self.description:
+            del doc["description"]
         doc["nodes"] = [node_doc(n) for n in self.nodes]
-        doc["run"] = self.run.model_dump()
         return yaml.safe_dump(escape_vars(doc), sort_keys=False, allow_unicode=True,
                               default_flow_style=False)
 
 
 def node_doc(spec: NodeSpec) -> dict[str, Any]:
-    doc: dict[str, Any] = {"id": spec.id}
-    if spec.group is not None:
-        doc["group"] = spec.group
-        doc["replica"] = spec.replica
-    if spec.uses is not None:
-        doc["uses"] = spec.uses
-    if spec.cmd is not None:
-        doc["cmd"] = list(spec.cmd)
-    if spec.params:
-        doc["params"] = spec.params
-    if spec.inputs:
-        doc["inputs"] = {
-            port: {
-                "from": inp.sources[0] if len(inp.sources) == 1 else list(inp.sources),
-                "policy": inp.policy,
-                "size": inp.size,
-            }
-            for port, inp in spec.inputs.items()
+    """A node as a file would say it: what differs from the defaults, each input's sources as 'from'."""
+    doc = spec.model_dump(exclude_defaults=True)
+    for port, inp in spec.inputs.items():
+        doc["inputs"][port] = {
+            "from": inp.sources[0] if len(inp.sources) == 1 else list(inp.sources),
+            "policy": inp.policy,
+            "size": inp.size,
         }
-    if spec.restart != RestartSpec():
-        doc["restart"] = spec.restart.model_dump()
-    if spec.env:
-        doc["env"] = dict(spec.env)
-    if spec.clock is not None:
-        doc["clock"] = spec.clock.model_dump(exclude_none=True)
-    if spec.resources is not None:
-        doc["resources"] = dict(spec.resources)
     return doc
 
 
