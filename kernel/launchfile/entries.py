@@ -64,22 +64,10 @@ def _normalise_node(entry: Y) -> None:
         except ValueError as exc:
             raise err(cmd, f"cannot split command: {exc}") from None
         cmd.value = [Y(w, cmd.mark, child_path(cmd.path, i)) for i, w in enumerate(words)]
-    if cmd is not None and cmd.is_list:
-        for item in cmd.value:
-            if isinstance(item.value, (int, float)) and not isinstance(item.value, bool):
-                item.value = str(item.value)
 
     restart = entry.get("restart")
     if restart is not None and isinstance(restart.value, str):
         restart.value = {"policy": Y(restart.value, restart.mark, restart.path, restart.mark)}
-
-    env = entry.get("env")
-    if env is not None and env.is_map:
-        for item in env.value.values():
-            if isinstance(item.value, bool):
-                item.value = "true" if item.value else "false"
-            elif isinstance(item.value, (int, float)):
-                item.value = str(item.value)
 
     inputs = entry.get("inputs")
     if inputs is not None and inputs.is_map:

@@ -33,12 +33,8 @@ def yaml_files(directory: Path) -> list[Path]:
         return []
 
 
-def _is_bare(name: str) -> bool:
-    return "/" not in name and os.sep not in name and (os.altsep or "/") not in name
-
-
 def search(name: str, environ: Mapping[str, str] | None) -> Path | None:
-    if not _is_bare(name):
+    if Path(name).name != name:  # a path, not a bare name
         return None
     candidates = [name]
     if not name.endswith(YAML_SUFFIXES):
@@ -69,16 +65,14 @@ def resolve_path(name: str | Path, cwd: Path | None = None, *,
     then among the bundled files.
     """
     given = Path(name)
-    here = given if given.is_absolute() else (given if cwd is None else cwd / given)
+    here = given if cwd is None else cwd / given  # an absolute name stays itself
     if here.is_file():
         return here
     found = search(str(name), environ)
     if found is not None:
         return found
     known = known_names(environ)
-    stem = given.name
-    for suffix in YAML_SUFFIXES:
-        stem = stem.removesuffix(suffix)
+    stem = given.stem if given.suffix in YAML_SUFFIXES else given.name
     raise LaunchError(f"launch file '{name}' not found", file=None, allowed=known,
                       suggestion=closest(stem, known))
 

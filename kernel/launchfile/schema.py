@@ -5,14 +5,19 @@ from __future__ import annotations
 
 import ipaddress
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from kernel.bus.inputs import Policy
 from kernel.launchfile.errors import LaunchError, closest
 from kernel.launchfile.tree import ID_PATTERN
+
+# A command's word or an environment value: YAML reads 8080 and true as a number and a bool, but a
+# process only gets strings, so they are taken as written.
+Word = Annotated[str, Field(coerce_numbers_to_str=True)]
+EnvValue = Annotated[Word, BeforeValidator(lambda v: str(v).lower() if isinstance(v, bool) else v)]
 
 
 class _Strict(BaseModel):
@@ -68,11 +73,11 @@ def is_loopback(host: str) -> bool:
 class NodeSpec(_Strict):
     id: str = Field(pattern=ID_PATTERN)
     uses: str | None = None
-    cmd: list[str] | None = None
+    cmd: list[Word] | None = None
     params: dict[str, Any] = Field(default_factory=dict)
     inputs: dict[str, InputSpec] = Field(default_factory=dict)
     restart: RestartSpec = Field(default_factory=RestartSpec)
-    env: dict[str, str] = Field(default_factory=dict)
+    env: dict[str, EnvValue] = Field(default_factory=dict)
     clock: ClockSpec | None = None
     # What the node asks of a cluster backend; the local backend ignores it, so its keys are the
     # backend's to check (``--backend ray``: kernel.tools.ray_backend.RayResources).

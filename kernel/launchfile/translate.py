@@ -12,14 +12,12 @@ from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
 from kernel.launchfile.errors import LaunchError, closest
-from kernel.launchfile.tree import ID_PATTERN, Y, child_path, describe_value, err
+from kernel.launchfile.tree import Y, child_path, describe_value, err
 
-_TYPE_WORDS = {
-    "int": "an integer", "float": "a number", "string": "a string", "str": "a string",
-    "bool": "true or false", "dict": "a mapping", "model": "a mapping",
-    "model_attributes": "a mapping", "list": "a list",
-}
-
+# pydantic's error types for a value of the wrong type (``int_parsing``, ``model_attributes_type``)
+_TYPE_WORDS = {"int": "an integer", "float": "a number", "string": "a string", "str": "a string",
+               "bool": "true or false", "dict": "a mapping", "model": "a mapping", "list": "a list"}
+_WRONG_TYPE = ("type", "parsing", "from_float", "attributes_type")
 
 
 def _unwrap(tp: Any) -> Any:
@@ -158,12 +156,9 @@ def translate(exc: ValidationError, tree: Y, root: type[BaseModel], *, key_prefi
         least = (e.get("ctx") or {}).get("min_length", 1)
         what = "node" if loc == ("nodes",) else "item"
         return error(f"needs at least {least} {what}{'s' if least != 1 else ''}")
-    if kind == "string_pattern_mismatch" and key_prefix is None:
-        return error(f"invalid id {describe_value(value)}; ids match {ID_PATTERN}")
-    for prefix, words in _TYPE_WORDS.items():
-        if kind.startswith(prefix + "_") and kind.endswith(("_type", "_parsing", "_from_float",
-                                                            "_attributes_type")):
-            return error(f"expected {words}, got {describe_value(value)}")
+    what, _, how = kind.partition("_")
+    if what in _TYPE_WORDS and how in _WRONG_TYPE:
+        return error(f"expected {_TYPE_WORDS[what]}, got {describe_value(value)}")
     message = e["msg"].removeprefix("Value error, ")
     if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
         message = message.replace("Input should be", "must be") + f", got {describe_value(value)}"
