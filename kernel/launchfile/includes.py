@@ -8,7 +8,7 @@ from pathlib import Path
 
 from kernel.launchfile.entries import check_unique, index_entries, merge, normalise_entries
 from kernel.launchfile.errors import LaunchError, closest
-from kernel.launchfile.finding import known_names, search, yaml_files
+from kernel.launchfile.finding import find, known_names, yaml_files
 from kernel.launchfile.overrides import apply_set, parse_set
 from kernel.launchfile.tree import Y, check_keys, child_path, compose, err
 from kernel.launchfile.variables import substitute
@@ -73,16 +73,12 @@ def _read_include(item: Y, parent: Path, ctx: Context) -> Y:
         raise err(file_y, "expected a file name")
 
     name = file_y.value
-    target = parent.parent / name
-    if not target.is_file():
-        found = search(name, ctx.environ)
-        if found is None:
-            siblings = [p.name for p in yaml_files(parent.parent)]
-            known = siblings + known_names(ctx.environ)
-            raise err(file_y, f"included file '{name}' not found (looked next to "
-                               f"{parent.name} and among bundled launch files)",
-                       suggestion=closest(name, known))
-        target = found
+    target = find(name, parent.parent, ctx.environ)
+    if target is None:
+        known = [p.name for p in yaml_files(parent.parent)] + known_names(ctx.environ)
+        raise err(file_y, f"included file '{name}' not found (looked next to "
+                           f"{parent.name} and among bundled launch files)",
+                   suggestion=closest(name, known))
     key = target.resolve()
     if key in ctx.stack:
         chain = [p.name for p in ctx.stack[ctx.stack.index(key):]]

@@ -53,19 +53,16 @@ def _stages(path: str | Path, sets: Sequence[str], episodes: int | None, environ
     expand_replicas(root)
     apply_sets(root, sets)
     override_episodes(root, episodes)
-    check_unique(index_entries(_nodes(root)))
+    nodes_y = root.get("nodes")  # a list once there (entries.py), its entries the nodes of ``lf`` in order
+    nodes = nodes_y.value if nodes_y is not None else []
+    check_unique(index_entries(nodes))
     lf = _validate(root, source)
-    check_references(lf, _nodes(root))
+    check_references(lf, nodes)
     if node_class is not None:
-        lf.parsed_params = check_params(lf, _nodes(root), node_class)
+        lf.parsed_params = check_params(lf, nodes, node_class)
     if resources is not None:
-        check_resources(lf, _nodes(root), resources)
+        check_resources(lf, nodes, resources)
     return lf
-
-
-def _nodes(root: Y) -> list[Y]:
-    nodes = root.get("nodes")
-    return nodes.value if nodes is not None and nodes.is_list else []
 
 
 def _validate(root: Y, source: Path) -> LaunchFile:

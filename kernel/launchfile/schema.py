@@ -62,10 +62,9 @@ class ClockSpec(_Strict):
 
 def is_loopback(host: str) -> bool:
     """True when ``host`` can only be reached from this machine; names other than localhost count as open."""
-    if host.strip("[]") == "localhost":
-        return True
+    host = host.strip("[]")
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
 
