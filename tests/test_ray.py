@@ -148,12 +148,22 @@ def test_resources_are_checked_when_the_launch_file_loads(tmp_path: Path) -> Non
         "{num_gpus: 1.5}": "above 1 a resource must be a whole number",
         "{memory: lots}": "is not a size",
         "{num_cpus: -1}": "greater than or equal to 0",
+        "{custom: {TPU: 2.5}}": "above 1 a resource must be a whole number",
     }
     for resources, message in cases.items():
-        res = launch("validate", str(_file(tmp_path, f"  - id: agent\n    resources: {resources}\n")), cwd=tmp_path)
+        lf = str(_file(tmp_path, f"  - id: agent\n    resources: {resources}\n"))
+        res = launch("validate", lf, "--backend", "ray", cwd=tmp_path)
         assert res.returncode == 2 and message in res.stderr, (resources, res.stderr)
+        assert "ray-hello.yaml:4:" in res.stderr and "nodes[0].resources" in res.stderr, res.stderr
+        # the local backend ignores resources: (only a mapping is required), so only Ray's are checked
+        assert launch("validate", lf, cwd=tmp_path).returncode == 0
+    res = launch("run", lf, "--backend", "ray", "--out", str(tmp_path / "run"), cwd=tmp_path)
+    assert res.returncode == 2 and "above 1 a resource must be a whole number" in res.stderr, res.stderr
+    assert "Ray" not in res.stderr and not (tmp_path / "run").exists()  # refused before any Ray instance starts
+    res = launch("validate", str(_file(tmp_path, "  - id: agent\n    resources: 4\n")), cwd=tmp_path)
+    assert res.returncode == 2 and "expected a mapping" in res.stderr, res.stderr
     res = launch("validate", str(_file(tmp_path, "  - id: agent\n    resources: {num_gpus: 0.5, memory: 2GiB}\n")),
-                 cwd=tmp_path)
+                 "--backend", "ray", cwd=tmp_path)
     assert res.returncode == 0 and "num_gpus: 0.5" in res.stdout and f"memory: {2 * 2**30}" in res.stdout
 
 

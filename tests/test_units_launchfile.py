@@ -66,6 +66,32 @@ def test_an_include_is_merged_under_the_including_file(tmp_path):
     assert doc["run"] == {"episodes": 3, "seed": 1}
 
 
+def test_an_include_merges_a_group_by_name_and_a_node_by_id_also_inside_a_group(tmp_path):
+    write(tmp_path / "base.yaml", """
+        nodes:
+          - group: g
+            replicas: 2
+            nodes:
+              - {id: env, uses: hello.env, params: {max_steps: 5}}
+              - {id: agent, uses: hello.agent}
+    """)
+    top = write(tmp_path / "top.yaml", """
+        include: [base.yaml]
+        nodes:
+          - group: g
+            replicas: 3
+            nodes:
+              - {id: agent, cmd: [python, a.py]}
+              - {id: extra, uses: hello.agent}
+          - {id: env, params: {length: 4}}
+    """)
+    group = plain(read(top, Context({}, [top.resolve()]), None))["nodes"]
+    assert group == [{"group": "g", "replicas": 3, "nodes": [
+        {"id": "env", "uses": "hello.env", "params": {"max_steps": 5, "length": 4}},
+        {"id": "agent", "cmd": ["python", "a.py"]},  # cmd replaces the included uses
+        {"id": "extra", "uses": "hello.agent"}]}]
+
+
 def test_an_include_cycle_names_the_chain(tmp_path):
     write(tmp_path / "a.yaml", "include: [b.yaml]\nnodes: []\n")
     write(tmp_path / "b.yaml", "include: [a.yaml]\nnodes: []\n")

@@ -4,10 +4,10 @@ included files merged field by field."""
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 from typing import NamedTuple
 
-from kernel.launchfile.errors import closest
-from kernel.launchfile.tree import ID_PATTERN, ID_RE, Y, child_path, describe_value, err
+from kernel.launchfile.tree import ID_PATTERN, ID_RE, Y, check_keys, child_path, describe_value, err
 
 _GROUP_KEYS = ["group", "replicas", "nodes"]
 _INPUT_KEYS = ["from", "policy", "size"]
@@ -28,10 +28,7 @@ def normalise_entries(nodes: Y) -> None:
 
 
 def _normalise_group(entry: Y) -> None:
-    for key, child in entry.value.items():
-        if key not in _GROUP_KEYS:
-            raise err(child, f"unknown key '{key}' in a replica group", key=True,
-                       allowed=_GROUP_KEYS, suggestion=closest(key, _GROUP_KEYS))
+    check_keys(entry, _GROUP_KEYS, " in a replica group")
     name = entry.value["group"]
     if not isinstance(name.value, str) or not ID_RE.match(name.value):
         raise err(name, f"invalid group name {name.value!r}; names match {ID_PATTERN}")
@@ -67,22 +64,10 @@ def _normalise_node(entry: Y) -> None:
         except ValueError as exc:
             raise err(cmd, f"cannot split command: {exc}") from None
         cmd.value = [Y(w, cmd.mark, child_path(cmd.path, i)) for i, w in enumerate(words)]
-    if cmd is not None and cmd.is_list:
-        for item in cmd.value:
-            if isinstance(item.value, (int, float)) and not isinstance(item.value, bool):
-                item.value = str(item.value)
 
     restart = entry.get("restart")
     if restart is not None and isinstance(restart.value, str):
         restart.value = {"policy": Y(restart.value, restart.mark, restart.path, restart.mark)}
-
-    env = entry.get("env")
-    if env is not None and env.is_map:
-        for item in env.value.values():
-            if isinstance(item.value, bool):
-                item.value = "true" if item.value else "false"
-            elif isinstance(item.value, (int, float)):
-                item.value = str(item.value)
 
     inputs = entry.get("inputs")
     if inputs is not None and inputs.is_map:
@@ -91,23 +76,18 @@ def _normalise_node(entry: Y) -> None:
 
 
 def _normalise_input(spec: Y) -> Y:
-    if isinstance(spec.value, str) or spec.is_list:
-        sources = spec if spec.is_list else Y([Y(spec.value, spec.mark, spec.path)],
-                                               spec.mark, spec.path)
-        return Y({"sources": sources}, spec.mark, spec.path, spec.key_mark)
+    if isinstance(spec.value, str) or spec.is_list:  # the short forms: 'node/output', or a list of them
+        spec = Y({"from": replace(spec, key_mark=None)}, spec.mark, spec.path, spec.key_mark)
     if not spec.is_map:
         raise err(spec, "expected 'node/output' or a mapping with 'from', 'policy', 'size'")
-    for key, child in spec.value.items():
-        if key not in _INPUT_KEYS:
-            raise err(child, f"unknown key '{key}'", key=True, allowed=_INPUT_KEYS,
-                       suggestion=closest(key, _INPUT_KEYS))
+    check_keys(spec, _INPUT_KEYS)
     src = spec.value.pop("from", None)
     if src is None:
         # Allowed here so an including file can change only the policy; the
         # schema reports it if nothing ever supplies the sources.
         return spec
     if not src.is_list:
-        src = Y([Y(src.value, src.mark, src.path)], src.mark, src.path, src.key_mark)
+        src = Y([replace(src, key_mark=None)], src.mark, src.path, src.key_mark)
     spec.value = {"sources": src, **spec.value}
     return spec
 
@@ -150,20 +130,26 @@ def check_unique(entries: list[Entry]) -> None:
         seen[entry.id] = id_y
 
 
-def merge(base: Y, over: Y) -> Y:
-    """Deep merge: mappings merge key by key, anything else is replaced."""
+def merge(base: Y, over: Y, *, entries: bool = False) -> Y:
+    """Deep merge: mappings merge key by key, anything else is replaced. With ``entries`` (two files,
+    two replica groups) their 'nodes' lists merge entry by entry (:func:`merge_entries`)."""
     if base.is_map and over.is_map:
         merged = dict(base.value)
         for key, value in over.value.items():
-            merged[key] = merge(merged[key], value) if key in merged else value
-        return Y(merged, over.mark, over.path, over.key_mark)
+            if key not in merged:
+                merged[key] = value
+            elif entries and key == "nodes":
+                merged[key] = replace(value, value=merge_entries(merged[key].value, value.value))
+            else:
+                merged[key] = merge(merged[key], value)
+        return replace(over, value=merged)
     return over
 
 
 def _merge_node(base: Y, over: Y) -> Y:
     # Overriding 'uses' with 'cmd' (or back) swaps what runs; keeping both
     # would only produce a confusing "not both" error.
-    base = Y(dict(base.value), base.mark, base.path, base.key_mark)
+    base = replace(base, value=dict(base.value))
     if "uses" in over.value and "cmd" not in over.value:
         base.value.pop("cmd", None)
     if "cmd" in over.value and "uses" not in over.value:
@@ -172,41 +158,27 @@ def _merge_node(base: Y, over: Y) -> Y:
 
 
 def merge_entries(base: list[Y], over: list[Y]) -> list[Y]:
+    """``over``'s entries merged into ``base``'s: a group into the group of its name (members by id),
+    a node into the node of its id, wherever it stands (also inside a group); anything new is appended."""
     result = list(base)
     for entry in over:
         if is_group(entry):
             name = entry.value["group"].value
-            at = next((i for i, e in enumerate(result)
-                       if is_group(e) and e.value["group"].value == name), None)
+            at = next((i for i, e in enumerate(result) if is_group(e) and e.value["group"].value == name), None)
             if at is None:
                 result.append(entry)
                 continue
-            old = result[at]
-            merged = merge(Y({k: v for k, v in old.value.items() if k != "nodes"},
-                               old.mark, old.path, old.key_mark),
-                            Y({k: v for k, v in entry.value.items() if k != "nodes"},
-                               entry.mark, entry.path, entry.key_mark))
-            members = merge_entries(old.value["nodes"].value, entry.value["nodes"].value)
-            merged.value["nodes"] = Y(members, entry.value["nodes"].mark,
-                                       entry.value["nodes"].path, entry.value["nodes"].key_mark)
-            result[at] = merged
+            result[at] = merge(result[at], entry, entries=True)
             continue
         node_id = entry.value["id"].value
-        placed = False
-        for i, existing in enumerate(result):
-            if is_group(existing):
-                members = existing.value["nodes"].value
-                for j, member in enumerate(members):
-                    if member.value["id"].value == node_id:
-                        members[j] = _merge_node(member, entry)
-                        placed = True
-            elif existing.value["id"].value == node_id:
-                result[i] = _merge_node(existing, entry)
-                placed = True
-            if placed:
-                break
-        if not placed:
+        lists = [result, *(e.value["nodes"].value for e in result if is_group(e))]
+        found = next(((nodes, i) for nodes in lists for i, e in enumerate(nodes)
+                      if not is_group(e) and e.value["id"].value == node_id), None)
+        if found is None:
             result.append(entry)
+        else:
+            nodes, i = found
+            nodes[i] = _merge_node(nodes[i], entry)
     return result
 
 

@@ -4,13 +4,15 @@ closest valid spelling, so that a typo is fixed from the message alone."""
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import Any
 
 from kernel.sdk.errors import FramebusError
 
 
+@dataclass(eq=False)
 class LaunchError(FramebusError):
     """A problem with a launch file, phrased for the person who wrote it.
 
@@ -18,24 +20,18 @@ class LaunchError(FramebusError):
     an editor integration can jump to the location or offer the suggestion.
     """
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        file: Path | str | None = None,
-        line: int | None = None,
-        column: int | None = None,
-        key: str = "",
-        allowed: Sequence[str] | None = None,
-        suggestion: str | None = None,
-    ) -> None:
-        self.file: Path | None = Path(file) if file is not None else None
-        self.line = line
-        self.column = column
-        self.key = key
-        self.message = message
-        self.allowed: list[str] | None = list(allowed) if allowed is not None else None
-        self.suggestion = suggestion
+    message: str
+    _: KW_ONLY
+    file: Path | None = None  # a str is taken too
+    line: int | None = None
+    column: int | None = None
+    key: str = ""
+    allowed: list[str] | None = None  # any sequence is taken, and kept as a list
+    suggestion: str | None = None
+
+    def __post_init__(self) -> None:
+        self.file = Path(self.file) if self.file is not None else None
+        self.allowed = list(self.allowed) if self.allowed is not None else None
         super().__init__(str(self))
 
     def __str__(self) -> str:

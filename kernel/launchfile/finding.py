@@ -33,12 +33,8 @@ def yaml_files(directory: Path) -> list[Path]:
         return []
 
 
-def _is_bare(name: str) -> bool:
-    return "/" not in name and os.sep not in name and (os.altsep or "/") not in name
-
-
 def search(name: str, environ: Mapping[str, str] | None) -> Path | None:
-    if not _is_bare(name):
+    if Path(name).name != name:  # a path, not a bare name
         return None
     candidates = [name]
     if not name.endswith(YAML_SUFFIXES):
@@ -60,25 +56,22 @@ def known_names(environ: Mapping[str, str] | None) -> list[str]:
     return names
 
 
+def find(name: str | Path, cwd: Path | None, environ: Mapping[str, str] | None) -> Path | None:
+    """An existing path (relative to ``cwd``) first, so that a local file can shadow a bundled one;
+    otherwise a bare name looked up on ``FRAMEBUS_LAUNCH_PATH`` and then among the bundled files."""
+    here = Path(name) if cwd is None else cwd / name  # an absolute name stays itself
+    return here if here.is_file() else search(str(name), environ)
+
+
 def resolve_path(name: str | Path, cwd: Path | None = None, *,
                  environ: Mapping[str, str] | None = None) -> Path:
-    """Find a launch file the way a user would expect from the command line.
-
-    An existing path always wins so that a local file can shadow a bundled
-    one; otherwise a bare name is looked up on ``FRAMEBUS_LAUNCH_PATH`` and
-    then among the bundled files.
-    """
-    given = Path(name)
-    here = given if given.is_absolute() else (given if cwd is None else cwd / given)
-    if here.is_file():
-        return here
-    found = search(str(name), environ)
+    """Find a launch file the way a user would expect from the command line (see :func:`find`)."""
+    found = find(name, cwd, environ)
     if found is not None:
         return found
     known = known_names(environ)
-    stem = given.name
-    for suffix in YAML_SUFFIXES:
-        stem = stem.removesuffix(suffix)
+    given = Path(name)
+    stem = given.stem if given.suffix in YAML_SUFFIXES else given.name
     raise LaunchError(f"launch file '{name}' not found", file=None, allowed=known,
                       suggestion=closest(stem, known))
 

@@ -8,26 +8,20 @@ from collections.abc import Sequence
 import yaml
 
 from kernel.launchfile.entries import index_entries
-from kernel.launchfile.errors import LaunchError, closest
+from kernel.launchfile.errors import closest
 from kernel.launchfile.tree import NOWHERE, Mark, Y, child_path, err, wrap
 
 
 def apply_sets(root: Y, sets: Sequence[str]) -> None:
     """The command line's ``--set`` overrides, in order (a later one wins)."""
     for text in sets:
-        key_y, value_y = parse_set(text)
-        apply_set(root, key_y, value_y)
+        apply_set(root, *parse_set(text))
 
 
 def override_episodes(root: Y, episodes: int | None) -> None:
-    """``--episodes N``: the same as ``--set run.episodes=N``."""
-    if episodes is None:
-        return
-    run = root.get("run")
-    if run is None or not run.is_map:
-        run = Y({}, NOWHERE, "run")
-        root.value["run"] = run
-    run.value["episodes"] = Y(episodes, NOWHERE, "episodes=", NOWHERE)
+    """``--episodes N``: the same as ``--set run.episodes=N``, applied after every ``--set``."""
+    if episodes is not None:
+        apply_set(root, Y("run.episodes", NOWHERE, "--episodes"), Y(episodes, NOWHERE, "--episodes"))
 
 
 def parse_set(text: str, mark: Mark = NOWHERE, path: str | None = None) -> tuple[Y, Y]:
@@ -35,14 +29,12 @@ def parse_set(text: str, mark: Mark = NOWHERE, path: str | None = None) -> tuple
     key = key.strip()
     label = path if path is not None else f"--set {key}"
     if not sep or not key:
-        raise LaunchError(f"expected KEY=VALUE, got {text!r}", file=mark.file, line=mark.line,
-                          column=mark.column, key=label)
+        raise err(Y(text, mark, label), f"expected KEY=VALUE, got {text!r}")
     try:
         value = yaml.safe_load(raw)
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc)
-        raise LaunchError(f"cannot parse value {raw!r}: {problem}", file=mark.file,
-                          line=mark.line, column=mark.column, key=label) from None
+        raise err(Y(text, mark, label), f"cannot parse value {raw!r}: {problem}") from None
     return Y(key, mark, label), wrap(value, mark, label)
 
 
@@ -54,11 +46,7 @@ def apply_set(root: Y, key_y: Y, value: Y) -> None:
                           "or bus.<field>")
     head, rest = parts[0], parts[1:]
     if head in ("run", "bus"):
-        section = root.get(head)
-        if section is None:
-            section = Y({}, key_y.mark, head, key_y.mark)
-            root.value[head] = section
-        _set_in(section, rest, value, key_y)
+        _set_in(root, parts, value, key_y)
         return
     nodes = root.get("nodes")
     entries = index_entries(nodes.value) if nodes is not None and nodes.is_list else []
@@ -69,26 +57,18 @@ def apply_set(root: Y, key_y: Y, value: Y) -> None:
         raise err(key_y, f"unknown node '{head}'", allowed=[*ids, "run", "bus"],
                    suggestion=closest(head, [*ids, "run", "bus"]))
     for node in targets:
-        params = node.get("params")
-        if params is None:
-            params = Y({}, key_y.mark, child_path(node.path, "params"), key_y.mark)
-            node.value["params"] = params
-        _set_in(params, rest, copy.deepcopy(value), key_y)
+        _set_in(node, ["params", *rest], copy.deepcopy(value), key_y)
 
 
 def _set_in(target: Y, parts: list[str], value: Y, key_y: Y) -> None:
-    for part in parts[:-1]:
-        if not target.is_map:
-            raise err(key_y, f"cannot set {key_y.value!r}: {target.path or 'value'} "
-                              "is not a mapping")
-        child = target.get(part)
-        if child is None:
-            child = Y({}, key_y.mark, child_path(target.path, part), key_y.mark)
-            target.value[part] = child
-        target = child
+    """Put ``value`` at ``parts`` under ``target``, making the mappings on the way (they point at the key)."""
     if not target.is_map:
         raise err(key_y, f"cannot set {key_y.value!r}: {target.path or 'value'} "
                           "is not a mapping")
-    value.key_mark = key_y.mark
-    target.value[parts[-1]] = value
-
+    part, *rest = parts
+    if not rest:
+        value.key_mark = key_y.mark
+        target.value[part] = value
+        return
+    child = target.value.setdefault(part, Y({}, key_y.mark, child_path(target.path, part), key_y.mark))
+    _set_in(child, rest, value, key_y)

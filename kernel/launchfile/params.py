@@ -1,8 +1,9 @@
-"""Typed node parameters: each node's ``params:`` checked against its class's ``Params`` model.
+"""The checks whose models the caller supplies: each node's ``params:`` against its class's ``Params``
+model, and each ``resources:`` against the chosen backend's model.
 
-This is the one stage that needs the node classes, so the caller passes the loader
-(``kernel.sdk.registry.load_node_class``): the launch-file package itself stays free of node imports
-and can be used where no node module may be imported.
+The node classes come from a loader the caller passes (``kernel.sdk.registry.load_node_class``), and a
+backend's resource model from the backend (``kernel.tools.ray_backend``): the launch-file package itself
+stays free of node imports and of what any one backend accepts.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from kernel.launchfile.schema import LaunchFile
 from kernel.launchfile.translate import translate
@@ -39,3 +40,16 @@ def check_params(lf: LaunchFile, nodes_y: list[Y], load_class: NodeClassLoader) 
             raise translate(exc, params_y, cls.Params, key_prefix=f"nodes.{spec.id}.params",
                             file=lf.source) from None
     return parsed
+
+
+def check_resources(lf: LaunchFile, nodes_y: list[Y], model: type[BaseModel]) -> None:
+    """Every node's ``resources:`` checked against ``model``, and replaced by the values it parsed
+    (so the resolved file shows ``4GiB`` as the bytes the backend asks for)."""
+    for spec, y in zip(lf.nodes, nodes_y, strict=True):
+        if spec.resources is None:
+            continue
+        try:
+            parsed = model.model_validate(spec.resources)
+        except ValidationError as exc:
+            raise translate(exc, y.value["resources"], model) from None
+        spec.resources = parsed.model_dump(mode="json", exclude_none=True, exclude_defaults=True)

@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from kernel.launchfile.checks import check_references
 from kernel.launchfile.entries import check_unique, index_entries
@@ -19,7 +19,7 @@ from kernel.launchfile.errors import LaunchError
 from kernel.launchfile.finding import resolve_path
 from kernel.launchfile.includes import Context, read
 from kernel.launchfile.overrides import apply_sets, override_episodes
-from kernel.launchfile.params import NodeClassLoader, check_params
+from kernel.launchfile.params import NodeClassLoader, check_params, check_resources
 from kernel.launchfile.replicas import expand_replicas
 from kernel.launchfile.schema import LaunchFile
 from kernel.launchfile.translate import translate
@@ -27,14 +27,17 @@ from kernel.launchfile.tree import Y, plain
 
 
 def load(path: str | Path, *, sets: Sequence[str] = (), episodes: int | None = None,
-         environ: Mapping[str, str] | None = None, node_class: NodeClassLoader | None = None) -> LaunchFile:
+         environ: Mapping[str, str] | None = None, node_class: NodeClassLoader | None = None,
+         resources: type[BaseModel] | None = None) -> LaunchFile:
     """Read, resolve and check a launch file; the only exception is LaunchError.
 
     With ``node_class`` (``uses`` -> class) each node's params are also checked against its
-    ``Params`` model, and the parsed instances are kept on the result (``LaunchFile.parsed_params``)."""
+    ``Params`` model, and the parsed instances are kept on the result (``LaunchFile.parsed_params``).
+    With ``resources`` (a backend's model of a node's ``resources:``) each request is checked
+    against it and kept as the model normalised it (the format itself only asks for a mapping)."""
     env: Mapping[str, str] = os.environ if environ is None else environ
     try:
-        return _stages(path, sets, episodes, env, node_class)
+        return _stages(path, sets, episodes, env, node_class, resources)
     except LaunchError:
         raise
     except RecursionError:
@@ -44,23 +47,22 @@ def load(path: str | Path, *, sets: Sequence[str] = (), episodes: int | None = N
 
 
 def _stages(path: str | Path, sets: Sequence[str], episodes: int | None, environ: Mapping[str, str],
-            node_class: NodeClassLoader | None) -> LaunchFile:
+            node_class: NodeClassLoader | None, resources: type[BaseModel] | None) -> LaunchFile:
     source = resolve_path(path, environ=environ)
     root = read(source, Context(environ, [source.resolve()]), None)  # YAML, variables, entries, includes
     expand_replicas(root)
     apply_sets(root, sets)
     override_episodes(root, episodes)
-    check_unique(index_entries(_nodes(root)))
+    nodes_y = root.get("nodes")  # a list once there (entries.py), its entries the nodes of ``lf`` in order
+    nodes = nodes_y.value if nodes_y is not None else []
+    check_unique(index_entries(nodes))
     lf = _validate(root, source)
-    check_references(lf, _nodes(root))
+    check_references(lf, nodes)
     if node_class is not None:
-        lf.parsed_params = check_params(lf, _nodes(root), node_class)
+        lf.parsed_params = check_params(lf, nodes, node_class)
+    if resources is not None:
+        check_resources(lf, nodes, resources)
     return lf
-
-
-def _nodes(root: Y) -> list[Y]:
-    nodes = root.get("nodes")
-    return nodes.value if nodes is not None and nodes.is_list else []
 
 
 def _validate(root: Y, source: Path) -> LaunchFile:

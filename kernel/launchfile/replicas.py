@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from kernel.launchfile.entries import is_group, parse_source
@@ -33,53 +35,39 @@ def _expand(entries: list[Y]) -> list[Y]:
             for member in members:
                 copy_y = copy.deepcopy(member)
                 id_y = copy_y.value["id"]
-                copy_y.value["id"] = Y(f"{id_y.value}-{i}", id_y.mark, id_y.path, id_y.key_mark)
-                copy_y.value["group"] = Y(name_y.value, name_y.mark, name_y.path, name_y.key_mark)
-                copy_y.value["replica"] = Y(i, copy_y.mark, child_path(copy_y.path, "replica"),
-                                             copy_y.mark)
-                params = copy_y.get("params")
-                if params is None:
-                    params = Y({}, copy_y.mark, child_path(copy_y.path, "params"), copy_y.mark)
-                    copy_y.value["params"] = params
+                copy_y.value["id"] = replace(id_y, value=f"{id_y.value}-{i}")
+                copy_y.value["group"] = replace(name_y)
+                copy_y.value["replica"] = Y(i, copy_y.mark, child_path(copy_y.path, "replica"), copy_y.mark)
+                params = copy_y.value.setdefault("params", Y({}, copy_y.mark, child_path(copy_y.path, "params"),
+                                                              copy_y.mark))
                 if params.is_map and "replica" not in params.value:
-                    params.value["replica"] = Y(i, params.mark,
-                                                 child_path(params.path, "replica"), params.mark)
+                    params.value["replica"] = Y(i, params.mark, child_path(params.path, "replica"), params.mark)
                 out.append(copy_y)
 
     for node in out:
-        group = node.get("group")
-        replica = node.get("replica")
+        group, replica = node.get("group"), node.get("replica")
         own = (group.value, replica.value) if group is not None and replica is not None else None
-
-        def rename(name: str, y: Y, own: tuple[Any, Any] | None = own) -> list[Y]:
-            if name not in grouped:
-                return [y]
-            g, count = grouped[name]
-            if own is not None and own[0] == g:
-                return [Y(f"{name}-{own[1]}{y.value[len(name):]}", y.mark, y.path, y.key_mark)]
-            return [Y(f"{name}-{i}{y.value[len(name):]}", y.mark, y.path, y.key_mark)
-                    for i in range(count)]
-
         inputs = node.get("inputs")
-        if inputs is not None and inputs.is_map:
-            for spec in inputs.value.values():
-                sources = spec.get("sources")
-                if sources is None or not sources.is_list:
-                    continue
-                rewired: list[Y] = []
-                for src in sources.value:
-                    if not isinstance(src.value, str):
-                        rewired.append(src)
-                        continue
-                    src_node, _ = parse_source(src)
-                    rewired.extend(rename(src_node, src))
-                sources.value = rewired
+        for spec in inputs.value.values() if inputs is not None and inputs.is_map else []:
+            _rewire(spec.get("sources"), grouped, own, lambda y: parse_source(y)[0])
         clock = node.get("clock")
-        wait_for = clock.get("wait_for") if clock is not None else None
-        if wait_for is not None and wait_for.is_list:
-            waited: list[Y] = []
-            for item in wait_for.value:
-                waited.extend(rename(item.value, item) if isinstance(item.value, str) else [item])
-            wait_for.value = waited
+        _rewire(clock.get("wait_for") if clock is not None else None, grouped, own, lambda y: y.value)
     return out
 
+
+def _rewire(refs: Y | None, grouped: dict[str, tuple[str, int]], own: tuple[Any, Any] | None,
+            node_of: Callable[[Y], str]) -> None:
+    """Each name of a replicated node in ``refs`` becomes its copy in the referring node's own replica
+    (``own``: its group and replica) or, from outside that group, every copy."""
+    if refs is None or not refs.is_list:
+        return
+    renamed: list[Y] = []
+    for y in refs.value:
+        name = node_of(y) if isinstance(y.value, str) else None
+        if name not in grouped:
+            renamed.append(y)
+            continue
+        group, count = grouped[name]
+        replicas = [own[1]] if own is not None and own[0] == group else range(count)
+        renamed.extend(replace(y, value=f"{name}-{i}{y.value[len(name):]}") for i in replicas)
+    refs.value = renamed

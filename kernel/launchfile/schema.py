@@ -4,16 +4,20 @@ variables and overrides). The YAML stages before it only reshape; these models d
 from __future__ import annotations
 
 import ipaddress
-import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from kernel.bus.inputs import Policy
 from kernel.launchfile.errors import LaunchError, closest
 from kernel.launchfile.tree import ID_PATTERN
+
+# A command's word or an environment value: YAML reads 8080 and true as a number and a bool, but a
+# process only gets strings, so they are taken as written.
+Word = Annotated[str, Field(coerce_numbers_to_str=True)]
+EnvValue = Annotated[Word, BeforeValidator(lambda v: str(v).lower() if isinstance(v, bool) else v)]
 
 
 class _Strict(BaseModel):
@@ -56,70 +60,11 @@ class ClockSpec(_Strict):
         return self
 
 
-_MEMORY_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
-                 "t": 10**12, "tb": 10**12, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
-_MEMORY_RE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?(?:[eE][0-9]+)?)\s*([A-Za-z]*)\s*$")
-
-
-class ResourcesSpec(_Strict):
-    """What a node's process asks of a Ray cluster (``launch run --backend ray``); the local backend ignores it.
-
-    The names follow Ray's actor options, so a request reads the same here and in Ray's docs.
-    """
-
-    num_cpus: float | None = Field(default=None, ge=0)
-    num_gpus: float | None = Field(default=None, ge=0)
-    memory: int | None = Field(default=None, ge=0)  # bytes; "4GiB" and "500MB" are accepted
-    accelerator_type: str | None = Field(default=None, min_length=1)
-    custom: dict[str, float] = Field(default_factory=dict)  # named Ray resources, e.g. {TPU: 4}
-
-    @field_validator("memory", mode="before")
-    @classmethod
-    def _memory_units(cls, value: Any) -> Any:
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if not isinstance(value, str):
-            return value
-        match = _MEMORY_RE.match(value)
-        unit = match.group(2).lower() if match else ""
-        if match is None or unit not in _MEMORY_UNITS:
-            raise ValueError(f"memory {value!r} is not a size; write bytes (4000000000) or a number with a unit "
-                             "(4GiB, 512MiB, 2GB)")
-        return int(float(match.group(1)) * _MEMORY_UNITS[unit])
-
-    @model_validator(mode="after")
-    def _ray_quantities(self) -> ResourcesSpec:
-        # Ray refuses fractions above 1 (a process gets half a GPU or whole GPUs, never 1.5).
-        amounts = {"num_cpus": self.num_cpus, "num_gpus": self.num_gpus, **self.custom}
-        for name, amount in amounts.items():
-            if amount is not None and amount > 1 and not float(amount).is_integer():
-                raise ValueError(f"{name}: {amount} is not allowed; above 1 a resource must be a whole number "
-                                 "(fractions only below 1, e.g. 0.5)")
-            if amount is not None and amount < 0:
-                raise ValueError(f"{name}: must be >= 0, got {amount}")
-        return self
-
-    def ray_demand(self) -> dict[str, float]:
-        """The request as Ray's resource names, the way ``ray.nodes()`` lists a machine's capacity."""
-        demand: dict[str, float] = {}
-        if self.num_cpus:
-            demand["CPU"] = self.num_cpus
-        if self.num_gpus:
-            demand["GPU"] = self.num_gpus
-        if self.memory:
-            demand["memory"] = float(self.memory)
-        if self.accelerator_type:
-            demand[f"accelerator_type:{self.accelerator_type}"] = 0.001
-        demand.update({k: v for k, v in self.custom.items() if v})
-        return demand
-
-
 def is_loopback(host: str) -> bool:
     """True when ``host`` can only be reached from this machine; names other than localhost count as open."""
-    if host.strip("[]") == "localhost":
-        return True
+    host = host.strip("[]")
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
 
@@ -127,13 +72,15 @@ def is_loopback(host: str) -> bool:
 class NodeSpec(_Strict):
     id: str = Field(pattern=ID_PATTERN)
     uses: str | None = None
-    cmd: list[str] | None = None
+    cmd: list[Word] | None = None
     params: dict[str, Any] = Field(default_factory=dict)
     inputs: dict[str, InputSpec] = Field(default_factory=dict)
     restart: RestartSpec = Field(default_factory=RestartSpec)
-    env: dict[str, str] = Field(default_factory=dict)
+    env: dict[str, EnvValue] = Field(default_factory=dict)
     clock: ClockSpec | None = None
-    resources: ResourcesSpec | None = None
+    # What the node asks of a cluster backend; the local backend ignores it, so its keys are the
+    # backend's to check (``--backend ray``: kernel.tools.ray_backend.RayResources).
+    resources: dict[str, Any] | None = None
     group: str | None = None
     replica: int | None = None
 
@@ -205,44 +152,23 @@ class LaunchFile(_Strict):
 
     def to_yaml(self) -> str:
         """Write the resolved file so a run can be reproduced without its includes."""
-        doc: dict[str, Any] = {"name": self.name}
-        if self.description:
-            doc["description"] = self.description
-        doc["bus"] = self.bus.model_dump()
+        doc = self.model_dump(exclude={"source"})
+        if not self.description:
+            del doc["description"]
         doc["nodes"] = [node_doc(n) for n in self.nodes]
-        doc["run"] = self.run.model_dump()
         return yaml.safe_dump(escape_vars(doc), sort_keys=False, allow_unicode=True,
                               default_flow_style=False)
 
 
 def node_doc(spec: NodeSpec) -> dict[str, Any]:
-    doc: dict[str, Any] = {"id": spec.id}
-    if spec.group is not None:
-        doc["group"] = spec.group
-        doc["replica"] = spec.replica
-    if spec.uses is not None:
-        doc["uses"] = spec.uses
-    if spec.cmd is not None:
-        doc["cmd"] = list(spec.cmd)
-    if spec.params:
-        doc["params"] = spec.params
-    if spec.inputs:
-        doc["inputs"] = {
-            port: {
-                "from": inp.sources[0] if len(inp.sources) == 1 else list(inp.sources),
-                "policy": inp.policy,
-                "size": inp.size,
-            }
-            for port, inp in spec.inputs.items()
+    """A node as a file would say it: what differs from the defaults, each input's sources as 'from'."""
+    doc = spec.model_dump(exclude_defaults=True)
+    for port, inp in spec.inputs.items():
+        doc["inputs"][port] = {
+            "from": inp.sources[0] if len(inp.sources) == 1 else list(inp.sources),
+            "policy": inp.policy,
+            "size": inp.size,
         }
-    if spec.restart != RestartSpec():
-        doc["restart"] = spec.restart.model_dump()
-    if spec.env:
-        doc["env"] = dict(spec.env)
-    if spec.clock is not None:
-        doc["clock"] = spec.clock.model_dump(exclude_none=True)
-    if spec.resources is not None:
-        doc["resources"] = spec.resources.model_dump(exclude_none=True, exclude_defaults=True)
     return doc
 
 

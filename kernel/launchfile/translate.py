@@ -12,14 +12,12 @@ from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
 from kernel.launchfile.errors import LaunchError, closest
-from kernel.launchfile.tree import ID_PATTERN, Y, child_path, describe_value, err
+from kernel.launchfile.tree import Y, child_path, describe_value, err
 
-_TYPE_WORDS = {
-    "int": "an integer", "float": "a number", "string": "a string", "str": "a string",
-    "bool": "true or false", "dict": "a mapping", "model": "a mapping",
-    "model_attributes": "a mapping", "list": "a list",
-}
-
+# pydantic's error types for a value of the wrong type (``int_parsing``, ``model_attributes_type``)
+_TYPE_WORDS = {"int": "an integer", "float": "a number", "string": "a string", "str": "a string",
+               "bool": "true or false", "dict": "a mapping", "model": "a mapping", "list": "a list"}
+_WRONG_TYPE = ("type", "parsing", "from_float", "attributes_type")
 
 
 def _unwrap(tp: Any) -> Any:
@@ -31,35 +29,13 @@ def _unwrap(tp: Any) -> Any:
     return tp
 
 
-def _field_at(root: type[BaseModel], loc: Sequence[Any]) -> tuple[Any, FieldInfo | None]:
-    """The annotation (and the pydantic field, when ``loc`` ends on one) that ``loc`` points at."""
-    tp: Any = root
-    info: FieldInfo | None = None
-    for part in loc:
-        tp = _unwrap(tp)
-        info = None
-        if get_origin(tp) in (Union, types.UnionType):  # e.g. Tier | list[Tier]: the member ``part`` indexes
-            wanted = list if isinstance(part, int) else dict
-            tp = next((m for m in get_args(tp) if get_origin(m) is wanted), tp)
-        if isinstance(tp, type) and issubclass(tp, BaseModel):
-            if not isinstance(part, str) or part not in tp.model_fields:
-                return None, None
-            info = tp.model_fields[part]
-            tp = info.annotation
-        elif get_origin(tp) is list and isinstance(part, int):
-            tp = get_args(tp)[0]
-        elif get_origin(tp) is dict:
-            tp = get_args(tp)[1]
-        else:
-            return None, None
-    return _unwrap(tp), info
-
-
-def _without_union_tags(root: type[BaseModel], loc: Sequence[Any]) -> tuple[Any, ...]:
+def _fields_along(root: type[BaseModel], loc: Sequence[Any]) -> tuple[tuple[Any, ...], list[Any]]:
     """``loc`` without the member tags pydantic puts in it for a union field (``tier.literal['v0',...]``
-    for ``tier: Tier | list[Tier]``): they are pydantic's names for the member tried, not keys."""
+    for ``tier: Tier | list[Tier]``: pydantic's names for the member tried, not keys), and what each
+    prefix of it points at: the annotation, with the pydantic field when it ends on one."""
     out: list[Any] = []
     tp: Any = root
+    at: list[Any] = [(root, None)]
     for part in loc:
         members = [a for a in get_args(tp) if a is not type(None)] if get_origin(tp) in (Union, types.UnionType) else []
         if len(members) > 1 and isinstance(part, str):
@@ -70,43 +46,32 @@ def _without_union_tags(root: type[BaseModel], loc: Sequence[Any]) -> tuple[Any,
             continue
         out.append(part)
         tp = _unwrap(tp)
+        info: FieldInfo | None = None
         if isinstance(tp, type) and issubclass(tp, BaseModel) and isinstance(part, str) and part in tp.model_fields:
-            tp = tp.model_fields[part].annotation
+            info = tp.model_fields[part]
+            tp = info.annotation
         elif get_origin(tp) is list and isinstance(part, int):
             tp = get_args(tp)[0]
         elif get_origin(tp) is dict:
             tp = get_args(tp)[1]
         else:
             tp = None
-    return tuple(out)
+        at.append((_unwrap(tp), info))
+    return tuple(out), at
 
 
-def _locate(tree: Y, loc: Sequence[Any]) -> tuple[Y, list[Any]]:
-    y = tree
-    for n, part in enumerate(loc):
+def _values_along(tree: Y, loc: Sequence[Any]) -> list[Y]:
+    """The values ``loc`` passes through in the tree, as far as the tree has them."""
+    chain = [tree]
+    for part in loc:
+        y = chain[-1]
         if y.is_map and not isinstance(part, bool) and part in y.value:
-            y = y.value[part]
+            chain.append(y.value[part])
         elif y.is_list and isinstance(part, int) and 0 <= part < len(y.value):
-            y = y.value[part]
+            chain.append(y.value[part])
         else:
-            return y, list(loc[n:])
-    return y, []
-
-
-def _set_origin(tree: Y, loc: Sequence[Any]) -> str | None:
-    """The ``--set KEY`` that put the value at ``loc`` there, if one did (its tree has no file position)."""
-    y = tree
-    for part in (None, *loc):
-        if part is not None:
-            if y.is_map and not isinstance(part, bool) and part in y.value:
-                y = y.value[part]
-            elif y.is_list and isinstance(part, int) and 0 <= part < len(y.value):
-                y = y.value[part]
-            else:
-                return None
-        if y.path.startswith("--set "):
-            return y.path
-    return None
+            break
+    return chain
 
 
 def _choices(tp: Any) -> list[str] | None:
@@ -144,28 +109,27 @@ def translate(exc: ValidationError, tree: Y, root: type[BaseModel], *, key_prefi
     # 'usse' also makes 'uses' missing), so report it first.
     # Of a union's members, the one that got furthest into the value says best what is wrong
     # (``tier: [v0, v7]``: item 1 is no tier, rather than "a list is no tier").
-    errors.sort(key=lambda e: (e["type"] != "extra_forbidden", -len(_without_union_tags(root, e["loc"]))))
+    errors.sort(key=lambda e: (e["type"] != "extra_forbidden", -len(_fields_along(root, e["loc"])[0])))
     e = errors[0]
-    loc = _without_union_tags(root, e["loc"])
+    loc, fields = _fields_along(root, e["loc"])
     kind: str = e["type"]
-    y, rest = _locate(tree, loc)
+    values = _values_along(tree, loc)
+    y = values[-1]
     if key_prefix is not None:
         path = key_prefix
         for part in loc:
             path = child_path(path, part)
     else:
         path = y.path
-        for part in rest:
-            part = "from" if part == "sources" else part  # the file spells it 'from'
-            if isinstance(part, int) and not isinstance(part, bool):
-                path += f"[{part}]"
-            elif isinstance(part, str) and part.isidentifier():
-                path = child_path(path, part)
+        for part in loc[len(values) - 1:]:  # the keys the tree does not have
+            if isinstance(part, int) or part.isidentifier():
+                path = child_path(path, "from" if part == "sources" else part)  # the file spells it 'from'
     value = e.get("input")
+    # A value put there by ``--set KEY`` has no file position: the message names the --set instead.
+    origin = next((v.path for v in values if v.path.startswith("--set ")), None)
 
     def error(message: str, *, key: bool = False, at: str = path, allowed: list[str] | None = None,
               suggestion: str | None = None) -> LaunchError:
-        origin = _set_origin(tree, loc)
         if origin is not None:
             message += f" (from {origin})"
         out = err(y, message, key=key, path=at, allowed=allowed, suggestion=suggestion)
@@ -174,14 +138,14 @@ def translate(exc: ValidationError, tree: Y, root: type[BaseModel], *, key_prefi
         return out
 
     if kind == "extra_forbidden":
-        model, _ = _field_at(root, loc[:-1])
+        model = fields[-2][0]
         # 'source' and 'replica' are filled in by the loader, never written
         allowed = [f for f in model.model_fields if f not in ("source", "replica")] \
             if isinstance(model, type) and issubclass(model, BaseModel) else None
         return error(f"unknown key '{loc[-1]}'", key=True, allowed=allowed,
                      suggestion=closest(loc[-1], allowed or []))
     if kind in ("literal_error", "enum"):
-        allowed = _choices(_field_at(root, loc)[0])
+        allowed = _choices(fields[-1][0])
         return error(f"unknown value {describe_value(value)}", allowed=allowed,
                      suggestion=closest(value, allowed or []))
     if kind == "missing":
@@ -192,15 +156,12 @@ def translate(exc: ValidationError, tree: Y, root: type[BaseModel], *, key_prefi
         least = (e.get("ctx") or {}).get("min_length", 1)
         what = "node" if loc == ("nodes",) else "item"
         return error(f"needs at least {least} {what}{'s' if least != 1 else ''}")
-    if kind == "string_pattern_mismatch" and key_prefix is None:
-        return error(f"invalid id {describe_value(value)}; ids match {ID_PATTERN}")
-    for prefix, words in _TYPE_WORDS.items():
-        if kind.startswith(prefix + "_") and kind.endswith(("_type", "_parsing", "_from_float",
-                                                            "_attributes_type")):
-            return error(f"expected {words}, got {describe_value(value)}")
+    what, _, how = kind.partition("_")
+    if what in _TYPE_WORDS and how in _WRONG_TYPE:
+        return error(f"expected {_TYPE_WORDS[what]}, got {describe_value(value)}")
     message = e["msg"].removeprefix("Value error, ")
     if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
         message = message.replace("Input should be", "must be") + f", got {describe_value(value)}"
-        range_ = bounds(_field_at(root, loc)[1])
+        range_ = bounds(fields[-1][1])
         return error(message, allowed=[range_] if range_ else None)
     return error(message)

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from kernel.launchfile.errors import LaunchError
+from kernel.launchfile.errors import LaunchError, closest
 
 ID_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
 ID_RE = re.compile(ID_PATTERN)
@@ -53,16 +53,20 @@ class Y:
         return self.value.get(key) if self.is_map else None
 
 
-def err(y: Y | None, message: str, *, key: bool = False, path: str | None = None,
-         allowed: Sequence[str] | None = None, suggestion: str | None = None) -> LaunchError:
-    mark = NOWHERE
-    if y is not None:
-        mark = (y.key_mark or y.mark) if key else y.mark
-    return LaunchError(
-        message, file=mark.file, line=mark.line, column=mark.column,
-        key=path if path is not None else (y.path if y is not None else ""),
-        allowed=allowed, suggestion=suggestion,
-    )
+def err(y: Y, message: str, *, key: bool = False, path: str | None = None,
+        allowed: Sequence[str] | None = None, suggestion: str | None = None) -> LaunchError:
+    """A LaunchError at ``y`` (at its key with ``key``), named by its path in the file unless ``path`` is given."""
+    mark = (y.key_mark or y.mark) if key else y.mark
+    return LaunchError(message, file=mark.file, line=mark.line, column=mark.column,
+                       key=y.path if path is None else path, allowed=allowed, suggestion=suggestion)
+
+
+def check_keys(y: Y, allowed: list[str], where: str = "") -> None:
+    """A mapping's keys are among ``allowed``; an unknown one is reported at the key, with its closest spelling."""
+    for key, child in y.value.items():
+        if key not in allowed:
+            raise err(child, f"unknown key '{key}'{where}", key=True, allowed=allowed,
+                      suggestion=closest(key, allowed))
 
 
 def child_path(parent: str, key: Any) -> str:
@@ -85,11 +89,8 @@ def compose(text: str, file: Path) -> Y:
             raise LaunchError("the file is empty; expected a mapping with 'nodes'", file=file)
         return _from_node(loader, node, file, "", None)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or exc.context or "invalid YAML"
-        m = _mark_of(mark, file)
-        raise LaunchError(f"YAML syntax error: {problem}", file=file, line=m.line,
-                          column=m.column) from None
+        mark = _mark_of(exc.problem_mark or exc.context_mark, file)
+        raise err(Y(None, mark, ""), f"YAML syntax error: {exc.problem or exc.context or 'invalid YAML'}") from None
     except yaml.YAMLError as exc:
         raise LaunchError(f"YAML error: {exc}", file=file) from None
     finally:
@@ -108,11 +109,9 @@ def _from_node(loader: yaml.SafeLoader, node: yaml.Node, file: Path, path: str,
             try:
                 duplicate = key in items
             except TypeError:
-                raise LaunchError("a mapping key must be a plain value", file=file,
-                                  line=kmark.line, column=kmark.column, key=path) from None
+                raise err(Y(key, kmark, path), "a mapping key must be a plain value") from None
             if duplicate:
-                raise LaunchError(f"duplicate key '{key}'", file=file, line=kmark.line,
-                                  column=kmark.column, key=child_path(path, key))
+                raise err(Y(key, kmark, child_path(path, key)), f"duplicate key '{key}'")
             items[key] = _from_node(loader, value_node, file, child_path(path, key), kmark)
         return Y(items, mark, path, key_mark)
     if isinstance(node, yaml.SequenceNode):

@@ -31,13 +31,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--trace", choices=["console", "otlp", "file"], help="export OpenTelemetry spans")
     p.add_argument("--json", action="store_true", help="print summary.json to stdout at the end")
     p.add_argument("--record", action="store_true", help="record all bus traffic to RUN/recording.mcap (docs/record.md)")
-    p.add_argument("--backend", choices=["local", "ray"], default="local",
-                   help="where node processes run: this machine, or a Ray cluster (docs/scale.md)")
+    _backend_arg(p)
     p.add_argument("--address", help="with --backend ray: the Ray cluster to join (host:port or auto); "
                    "default: start a local Ray instance for this run")
 
     p = sub.add_parser("validate", help="check a launch file and print it resolved")
     _file_args(p)
+    _backend_arg(p)
     p = sub.add_parser("graph", help="draw a launch file's graph")
     _file_args(p)
     p.add_argument("--format", choices=["text", "mermaid"], default="text")
@@ -81,6 +81,12 @@ def _file_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--episodes", type=int, help="override run.episodes")
 
 
+def _backend_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--backend", choices=["local", "ray"], default="local",
+                   help="where node processes run: this machine, or a Ray cluster (docs/scale.md); "
+                   "ray also checks each node's resources: against what Ray accepts")
+
+
 def _load(args: argparse.Namespace, *, check: bool = False) -> launchfile.LaunchFile:
     """The launch file of a command; with ``check`` also each node's params (against its ``Params``
     model) and the nodes' own preflight checks, before any process starts."""
@@ -88,9 +94,11 @@ def _load(args: argparse.Namespace, *, check: bool = False) -> launchfile.Launch
         return launchfile.load(launchfile.resolve_path(args.file), sets=args.sets, episodes=args.episodes)
     from kernel.graph.preflight import problems
     from kernel.sdk.registry import load_node_class
+    from kernel.tools.ray_backend import RayResources
 
+    resources = RayResources if args.backend == "ray" else None  # the local backend ignores resources:
     lf = launchfile.load(launchfile.resolve_path(args.file), sets=args.sets, episodes=args.episodes,
-                         node_class=load_node_class)
+                         node_class=load_node_class, resources=resources)
     found = problems(lf)
     if found:
         raise PreflightFailed("\n".join(found))

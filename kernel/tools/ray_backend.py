@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import structlog
+from pydantic import BaseModel, ByteSize, ConfigDict, Field, ValidationError, field_validator, model_validator
 from rich.console import Console
 
 from kernel.bus.lifeline import die_with_parent
@@ -41,6 +42,63 @@ LOCAL_OBJECT_STORE_BYTES = 200 * 1024**2  # framebus data never goes through Ray
 READ_WAIT_S = 1.0  # how long one output poll waits in the actor for something new
 ACTOR_LOST = -int(signal.SIGKILL)  # the exit code of a node whose actor died: "killed"
 _MAX_BUFFERED_LINES = 10_000
+
+
+class RayResources(BaseModel):
+    """A node's ``resources:`` as Ray's actor options. The launch file only requires a mapping (the local
+    backend ignores it); ``launch run`` and ``launch validate`` check it against this model when given
+    ``--backend ray``, so a mistake is reported at its line before any Ray instance starts.
+
+    The names follow Ray's actor options, so a request reads the same here and in Ray's docs.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    num_cpus: float | None = Field(default=None, ge=0)
+    num_gpus: float | None = Field(default=None, ge=0)
+    memory: ByteSize | None = None  # bytes; "4GiB" and "500MB" are accepted
+    accelerator_type: str | None = Field(default=None, min_length=1)
+    custom: dict[str, float] = Field(default_factory=dict)  # named Ray resources, e.g. {TPU: 4}
+
+    @field_validator("memory", mode="wrap")
+    @classmethod
+    def _memory_size(cls, value: Any, handler: Callable[[Any], Any]) -> Any:
+        try:
+            return handler(value)
+        except ValidationError:
+            raise ValueError(f"memory {value!r} is not a size; write bytes (4000000000) or a number with a unit "
+                             "(4GiB, 512MiB, 2GB)") from None
+
+    @model_validator(mode="after")
+    def _ray_quantities(self) -> RayResources:
+        # Ray refuses fractions above 1 (a process gets half a GPU or whole GPUs, never 1.5).
+        amounts = {"num_cpus": self.num_cpus, "num_gpus": self.num_gpus, **self.custom}
+        for name, amount in amounts.items():
+            if amount is not None and amount > 1 and not float(amount).is_integer():
+                raise ValueError(f"{name}: {amount} is not allowed; above 1 a resource must be a whole number "
+                                 "(fractions only below 1, e.g. 0.5)")
+            if amount is not None and amount < 0:
+                raise ValueError(f"{name}: must be >= 0, got {amount}")
+        return self
+
+    def demand(self) -> dict[str, float]:
+        """The request as Ray's resource names, the way ``ray.nodes()`` lists a machine's capacity."""
+        demand: dict[str, float] = {}
+        if self.num_cpus:
+            demand["CPU"] = self.num_cpus
+        if self.num_gpus:
+            demand["GPU"] = self.num_gpus
+        if self.memory:
+            demand["memory"] = float(self.memory)
+        if self.accelerator_type:
+            demand[f"accelerator_type:{self.accelerator_type}"] = 0.001
+        demand.update({k: v for k, v in self.custom.items() if v})
+        return demand
+
+
+def _resources(spec: NodeSpec) -> RayResources:
+    """A node's request (already checked when the CLI loaded the file with ``--backend ray``)."""
+    return RayResources.model_validate(spec.resources or {})
 
 
 class PlacementError(OSError):
@@ -228,7 +286,7 @@ class RayCluster:
 
         machines = [n for n in ray.nodes() if n.get("Alive")]
         for spec in specs:
-            demand = spec.resources.ray_demand() if spec.resources else {}
+            demand = _resources(spec).demand()
             if not demand or any(all(m["Resources"].get(k, 0.0) >= v for k, v in demand.items()) for m in machines):
                 continue
             have = "; ".join(f"{m.get('NodeManagerAddress', '?')}: {_describe(m['Resources'], demand)}"
@@ -243,13 +301,10 @@ class RayCluster:
         if self._actor_class is None:
             self._actor_class = ray.remote(FramebusNode)
         options: dict[str, Any] = {"max_concurrency": 4, "max_restarts": 0}
-        r = spec.resources
-        if r is not None:
-            for key in ("num_cpus", "num_gpus", "memory", "accelerator_type"):
-                if getattr(r, key) is not None:
-                    options[key] = getattr(r, key)
-            if r.custom:
-                options["resources"] = dict(r.custom)
+        r = _resources(spec)
+        options.update(r.model_dump(mode="json", exclude_none=True, exclude={"custom"}))
+        if r.custom:
+            options["resources"] = dict(r.custom)
         return self._actor_class.options(**options).remote()
 
     def available(self) -> dict[str, float]:
@@ -312,7 +367,7 @@ class RaySupervisor(Supervisor):
                                           PLACEMENT_TIMEOUT_S)
         except asyncio.TimeoutError:
             self.cluster.kill(actor)
-            demand = spec.resources.ray_demand() if spec.resources else {"CPU": 1.0}
+            demand = _resources(spec).demand() if spec.resources is not None else {"CPU": 1.0}
             raise PlacementError(f"Ray did not place node {spec.id!r} within {PLACEMENT_TIMEOUT_S:g} s "
                                  f"(FRAMEBUS_RAY_PLACEMENT_TIMEOUT): it asks for {_describe(demand)}, and the "
                                  f"cluster has free now {_describe(self.cluster.available(), demand)}") from None
