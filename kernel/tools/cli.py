@@ -94,9 +94,10 @@ def _load(args: argparse.Namespace, *, check: bool = False) -> launchfile.Launch
         return launchfile.load(launchfile.resolve_path(args.file), sets=args.sets, episodes=args.episodes)
     from kernel.graph.preflight import problems
     from kernel.sdk.registry import load_node_class
-    from kernel.tools.ray_backend import RayResources
 
-    resources = RayResources if args.backend == "ray" else None  # the local backend ignores resources:
+    resources = None  # the local backend ignores resources:
+    if args.backend == "ray":
+        from kernel.tools.ray_backend import RayResources as resources
     lf = launchfile.load(launchfile.resolve_path(args.file), sets=args.sets, episodes=args.episodes,
                          node_class=load_node_class, resources=resources)
     found = problems(lf)
