@@ -4,7 +4,10 @@ VisualWebArena's observations and action grammar.
 One Chromium per node process; each episode gets a fresh browser context built from a task in
 VWA's own fields (``start_url`` with `` |AND| `` tabs and ``__SITE__`` placeholders, ``viewport_size``,
 ``geolocation``, ``storage_state``, ``intent``, ``image``). Here the task comes from the params
-(``episode_task``); a task loader overrides that one method. Actions are VWA's strings
+(``episode_task``), or, with the ``tasks`` param, from VWA task files: ``episode.index`` picks the
+task, placeholders resolve from ``hosts`` (and the ``site_nodes``' ``site.url``), a task with
+``require_reset`` has its sites reset first, its ``gold_actions`` are the ``oracle`` service's
+answers, and judges read the resolved task from ``vwa.task``. Actions are VWA's strings
 (``click [12]``, ``type [3] [shoes] [0]``, ``stop [42]``): ``obs["actions"]`` lists their names,
 and a malformed action or an id not on the page is an invalid step whose message the agent reads
 in the next observation's ``last_action_error``. ``stop [answer]`` ends the episode with
@@ -16,7 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import re
+import urllib.request
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, field_validator
@@ -26,12 +31,14 @@ from kernel.sdk.node import Episode, service
 from nodes.browser.actions import ACTION_NAMES, ELEMENT_ACTIONS, ActionError, parse_action
 from nodes.browser.sandbox import Sandbox, netloc_of
 from nodes.browser.session import AND, BrowserEpisode, BrowserSession, Capture, EpisodeSpec, Settings
+from nodes.browser.vwa.tasks import VwaTask, load_task_files, resolve_placeholders
 
 __all__ = ["BrowserEnv", "spec_from_task"]
 
 View = Literal["som", "axtree", "html", "url", "tabs"]
 PLACEHOLDER = re.compile(r"__[A-Z][A-Z0-9_]*__")
 MAX_EXPRESSION = 100_000
+REPO = Path(__file__).resolve().parents[2]
 
 
 def spec_from_task(task: dict[str, Any], hosts: dict[str, str], viewport: tuple[int, int]) -> EpisodeSpec:
@@ -91,13 +98,19 @@ class BrowserEnv(EnvNode):
         quiet_ms: int = Field(100, ge=0, description="a settled page's DOM has been unchanged this long")
         chromium: str = Field("/usr/bin/chromium", description="the Chromium binary")
         keep_finished: int = Field(2, ge=1, description="finished episodes whose final page stays open for judges")
+        tasks: list[str] = Field(default_factory=list, description="VWA task files (a task or a list per file); "
+                                 "episode i plays task i (modulo their number); empty: the task is the params")
+        site_nodes: dict[str, str] = Field(default_factory=dict, description="placeholder -> site node id, e.g. "
+                                           "{__CLASSIFIEDS__: classifieds}: its site.url is the base URL, its "
+                                           "site.reset resets it")
+        reset_timeout_s: float = Field(30.0, gt=0, description="longest wait for a site reset (require_reset)")
 
-        @field_validator("hosts")
+        @field_validator("hosts", "site_nodes")
         @classmethod
         def _placeholders(cls, hosts: dict[str, str]) -> dict[str, str]:
             for key in hosts:
                 if not PLACEHOLDER.fullmatch(key):
-                    raise ValueError(f"hosts key {key!r} is not a placeholder like __CLASSIFIEDS__")
+                    raise ValueError(f"key {key!r} is not a placeholder like __CLASSIFIEDS__")
             return hosts
 
     env = "browser"
@@ -121,6 +134,10 @@ class BrowserEnv(EnvNode):
             wanted.add(p.text)
         self.wanted = wanted
         self.id_space = self._id_space()
+        self.hosts: dict[str, str] = dict(p.hosts)  # site_nodes' base URLs join at the first episode
+        self.tasks: list[VwaTask] = load_task_files(_task_path(t) for t in p.tasks)
+        self.played: OrderedDict[str, dict[str, Any]] = OrderedDict()  # episode id -> its resolved task
+        self.taken = 0  # decisions applied in this episode: the index of the next gold action
 
     def _id_space(self) -> str | None:
         p = self.params
@@ -139,17 +156,49 @@ class BrowserEnv(EnvNode):
 
     # -- episodes ---------------------------------------------------------------------------------
     def episode_task(self, episode: Episode) -> dict[str, Any]:
-        """The task (VWA's fields) that ``episode`` plays; from the params here, a loader's per episode."""
+        """The task (VWA's fields) that ``episode`` plays: the ``tasks`` files' task at its index,
+        placeholders resolved (those without a base URL are left for the judge to refuse), or the params'."""
         p = self.params
+        if self.tasks:
+            task = self.tasks[episode.index % len(self.tasks)]
+            bases = {key.strip("_").lower(): url for key, url in self.hosts.items()}
+            return dict(resolve_placeholders(task.model_dump(mode="json", exclude_none=True), bases, strict=False))
         return {"start_url": p.start_url, "intent": p.intent, "image": list(p.image), "geolocation": p.geolocation,
                 "storage_state": p.storage_state, "viewport_size": {"width": p.viewport[0], "height": p.viewport[1]}}
 
     async def reset(self, episode: Episode) -> None:
-        await self.start_task(episode.id, self.episode_task(episode))
+        await self._site_urls()
+        task = self.episode_task(episode)
+        if task.get("require_reset"):
+            await self._reset_sites(task)
+        await self.start_task(episode.id, task)
+
+    async def _site_urls(self) -> None:
+        """Ask each site node its base URL once (a site on port 0 learns its port when it starts)."""
+        for key, node in self.params.site_nodes.items():
+            if key not in self.hosts:
+                url = str(await self.request(node, "site.url", None, timeout=self.params.reset_timeout_s))
+                self.hosts[key] = url
+                self.sandbox.allow(url)
+
+    async def _reset_sites(self, task: dict[str, Any]) -> None:
+        """VWA's ``require_reset``: every site of the task back to its seeded state before it starts:
+        the site node's ``site.reset`` where one is named, else ``POST <base>/reset``."""
+        label = f"task {task.get('task_id', '?')}"
+        for site in task.get("sites") or ():
+            key = f"__{str(site).upper()}__"
+            if key in self.params.site_nodes:
+                await self.request(self.params.site_nodes[key], "site.reset", None,
+                                   timeout=self.params.reset_timeout_s)
+            elif key in self.hosts:
+                await asyncio.to_thread(_post_reset, self.hosts[key], self.params.reset_timeout_s)
+            else:
+                raise ValueError(f"{label} requires a reset of site {site!r} but neither site_nodes nor hosts "
+                                 f"name {key}")
 
     async def start_task(self, episode_id: str, task: dict[str, Any]) -> None:
         """Open a fresh context for ``task``; the previous episode's page is kept for its judge."""
-        spec = spec_from_task(task, self.params.hosts, self.params.viewport)
+        spec = spec_from_task(task, self.hosts, self.params.viewport)
         sandbox = Sandbox(self.sandbox.allowed)
         for url in spec.start_urls:  # a task's own start pages are sites it may visit
             if netloc_of(url) is not None:
@@ -158,6 +207,10 @@ class BrowserEnv(EnvNode):
             self._finish(self.episode_id, self.browser)
         self.browser, self.episode_id = None, episode_id
         self.browser = await self.session.open_episode(spec, sandbox)
+        self.played[episode_id] = task
+        while len(self.played) > self.params.keep_finished + 1:
+            self.played.popitem(last=False)
+        self.taken = 0
         self.goal, self.goal_images = spec.intent, spec.images
         self.last_error, self.rejection = "", None
         await self._capture()
@@ -223,6 +276,7 @@ class BrowserEnv(EnvNode):
 
     async def step(self, action: str | None) -> StepResult:
         assert self.browser is not None
+        self.taken += 1
         info: dict[str, Any] = {"answer": None}
         if action is None:
             self.last_error = self.rejection or ""
@@ -311,8 +365,38 @@ class BrowserEnv(EnvNode):
         p = self.params
         return {"env": self.env, "actions": list(ACTION_NAMES), "idle": None, "observe": list(p.observe),
                 "text": p.text, "ids": self.id_space, "viewport": list(p.viewport),
-                "sites": sorted(self.sandbox.allowed), "max_steps": p.max_steps}
+                "sites": sorted(self.sandbox.allowed), "max_steps": p.max_steps, "hosts": dict(self.hosts),
+                "tasks": len(self.tasks)}
+
+    @service("vwa.task")
+    def vwa_task(self, body: Any) -> dict[str, Any]:
+        """The task an episode plays (placeholders resolved) and the sites' base URLs, for its judge."""
+        episode = (body or {}).get("episode") if isinstance(body, dict) else None
+        if episode not in self.played:
+            raise ValueError(f"episode {episode!r} is not known here (kept: the last {self.params.keep_finished + 1})")
+        return {"task": self.played[episode],
+                "base_urls": {key.strip("_").lower(): url for key, url in self.hosts.items()}}
 
     @service("oracle")
-    def oracle(self, body: Any) -> None:
-        return None  # no policy of its own: a task's gold actions are the VWA helper's replay
+    def oracle(self, body: Any) -> str | None:
+        """The current task's next gold action (its ``gold_actions``), or None where it has none."""
+        task = self.played.get(self.episode_id or "", {})
+        gold = task.get("gold_actions") or []
+        return str(gold[self.taken]) if self.taken < len(gold) else None
+
+
+def _task_path(path: str) -> Path:
+    """A relative task file is looked for where the run started, then in this repository (so the
+    launch files' ``nodes/browser/vwa/data/...`` work from anywhere)."""
+    given = Path(path)
+    if given.is_absolute() or given.exists():
+        return given
+    in_repo = REPO / given
+    return in_repo if in_repo.exists() else given
+
+
+def _post_reset(base_url: str, timeout: float) -> None:
+    """Blocking (run in a thread): a local site's ``POST /reset``."""
+    request = urllib.request.Request(base_url.rstrip("/") + "/reset", method="POST", data=b"")
+    with urllib.request.urlopen(request, timeout=timeout) as reply:
+        reply.read()

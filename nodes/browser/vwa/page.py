@@ -50,7 +50,7 @@ class PageServices(Protocol):
 
 # Images are read by the page itself (fetch with the page's cookies), so a logged-in site's photos
 # come back as the agent saw them; a failed fetch yields null rather than failing the whole query.
-_IMAGES_JS = """
+IMAGES_JS = """
 async (selector) => {
   const found = [];
   const roots = selector ? [...document.querySelectorAll(selector)] : [...document.querySelectorAll('img')];
@@ -103,7 +103,7 @@ class PlaywrightPageServices:
         return str(await self.page.content())
 
     async def images(self, selector: str) -> list[PageImage]:
-        found = await self.page.evaluate(_IMAGES_JS, selector)
+        found = await self.page.evaluate(IMAGES_JS, selector)
         return [PageImage(item["src"], base64.b64decode(item["data"]) if item["data"] is not None else None)
                 for item in found]
 

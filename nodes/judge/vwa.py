@@ -1,0 +1,169 @@
+"""VisualWebArena's judge node: the reward of each browser episode, scored on its final page.
+
+It reads the browser environment's ``step`` stream; on the last step it asks the environment for
+the task the episode played (``vwa.task``), scores it with ``vwa_eval.evaluate`` on the answer of the
+final ``stop``, the final URL, and the live final page reached through the environment's ``page.*``
+services, then ends the episode with ``success`` (the reward, 0 or 1), the per-evaluator scores and
+the task's labels. Visual questions are answered by a model node when ``vision`` names one, else by
+the attribute oracle built from the site nodes' ``site.attributes`` (labelled so in the results).
+A task that cannot be scored (no LLM judge for a fuzzy_match, say) is an episode ``failed`` with
+the reason, never a silent 0.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import Field
+
+from kernel.sdk.node import Message, Node, NodeParams, on_input
+from nodes.browser.vwa.page import IMAGES_JS, PageImage
+from nodes.browser.vwa.tasks import TaskFileError, parse_task
+from nodes.judge.vwa_eval import CannotScore, Graders, evaluate
+from nodes.judge.vwa_graders import ModelNodeAnswerer, ModelNodeGrader, OracleAnswerer
+
+
+class BusPageServices:
+    """``PageServices`` over the environment's ``page.*`` services for one finished episode."""
+
+    def __init__(self, node: Node, env: str, episode: str, timeout_s: float) -> None:
+        self.node, self.env, self.episode, self.timeout_s = node, env, episode, timeout_s
+
+    async def _call(self, svc: str, **args: Any) -> Any:
+        return await self.node.request(self.env, svc, {"episode": self.episode, **args}, timeout=self.timeout_s)
+
+    async def url(self) -> str:
+        return str(await self._call("page.url"))
+
+    async def goto(self, url: str) -> None:
+        await self._call("page.goto", url=url)
+
+    async def evaluate(self, js: str) -> Any:
+        return await self._call("page.evaluate", expression=js)
+
+    async def content(self) -> str:
+        return str(await self._call("page.content"))
+
+    async def images(self, selector: str) -> list[PageImage]:
+        """Read by the page itself (its cookies, as the agent saw them): ``page.images`` gives only sources."""
+        found = await self.evaluate(f"({IMAGES_JS})({json.dumps(selector)})")
+        return [_page_image(item) for item in found]
+
+    async def screenshot(self) -> bytes:
+        return bytes(await self._call("page.screenshot"))
+
+
+def _page_image(item: Any) -> PageImage:
+    """One ``{src, data}`` row, data in base64 (null where the page could not fetch it)."""
+    data = item.get("data")
+    return PageImage(str(item["src"]), base64.b64decode(data) if isinstance(data, str) else None)
+
+
+class SitesOracle:
+    """The attribute oracle over several local sites: every site numbers its images from 1 under the
+    same path, so the image's host picks the site's answer key."""
+
+    label = OracleAnswerer.label
+
+    def __init__(self, keys: Mapping[str, OracleAnswerer]) -> None:
+        self.keys = dict(keys)  # host:port -> that site's oracle
+
+    async def __call__(self, image: PageImage, question: str) -> str:
+        oracle = self.keys.get(urlsplit(image.src).netloc)
+        return "unknown" if oracle is None else await oracle(image, question)
+
+
+class VwaJudgeParams(NodeParams):
+    env: str | None = Field(None, description="the browser environment node (default: the source of step)")
+    sites: list[str] = Field(default_factory=list, description="site node ids whose site.attributes answer visual "
+                             "questions when no vision model is named (the attribute oracle)")
+    vision: str | None = Field(None, description="a model node answering eval_vqa questions about images")
+    grader: str | None = Field(None, description="a model node grading fuzzy_match and N/A reasons (LLM judge)")
+    timeout_s: float = Field(60.0, gt=0, description="longest wait for one page.* or model request")
+    release: bool = Field(True, description="close the episode's final page once it is scored")
+
+
+class VwaJudge(Node):
+    """Scores each VWA episode on its final page and ends it with the reward and the task's labels."""
+
+    inputs = ("step",)
+    Params = VwaJudgeParams
+    params: VwaJudgeParams
+
+    async def setup(self) -> None:
+        self.oracle: SitesOracle | None = None
+        self.totals: dict[str, dict[str, int]] = {}
+
+    @on_input("step")
+    async def judge(self, msg: Message) -> None:
+        step = msg.body
+        if not step["done"]:
+            return
+        episode, info = step["episode"], step["info"]
+        env = self.params.env or self.sources("step")[0]
+        reply = await self.request(env, "vwa.task", {"episode": episode}, timeout=self.params.timeout_s)
+        try:
+            task = parse_task(reply["task"], file=f"{env}:vwa.task", base_urls=None)
+        except TaskFileError as exc:
+            await self._unscored(episode, str(exc), {})
+            return
+        labels = {"task_id": str(task.task_id), "site": ",".join(task.sites), "evaluators": ",".join(task.eval.eval_types),
+                  "reasoning_difficulty": task.difficulty("reasoning"), "visual_difficulty": task.difficulty("visual"),
+                  "overall_difficulty": task.difficulty("overall"), "steps": int(step["t"]) + 1,
+                  "answered": float(info.get("answer") is not None), "stopped": bool(info.get("stopped"))}
+        page = BusPageServices(self, env, episode, self.params.timeout_s)
+        try:
+            graders = await self._graders(reply.get("base_urls") or {}, task.eval.eval_types)
+            result = await evaluate(task, answer=info.get("answer"), url=info.get("url"), page=page, graders=graders)
+        except CannotScore as exc:
+            await self._unscored(episode, str(exc), labels)
+            return
+        finally:
+            if self.params.release:
+                await self.request(env, "page.release", {"episode": episode}, timeout=self.params.timeout_s)
+        metrics: dict[str, Any] = {"success": float(result.reward), **labels,
+                                   **{f"score_{kind}": value for kind, value in result.scores.items()},
+                                   "graders": ",".join(f"{k}={v}" for k, v in sorted(result.graders.items())),
+                                   "failed_checks": [f"{c.evaluator}: {c.what} ({c.detail})" for c in result.checks
+                                                     if not c.passed][:8]}
+        self.log.info("scored", episode=episode, task=task.task_id, reward=result.reward)
+        self._count(labels["site"], result.reward)
+        await self.end_episode(episode, **metrics)
+
+    async def _graders(self, base_urls: Mapping[str, str], kinds: list[str]) -> Graders:
+        p = self.params
+        text = ModelNodeGrader(self.request, p.grader, timeout_s=p.timeout_s) if p.grader else None
+        vision: Any = None
+        if p.vision:
+            vision = ModelNodeAnswerer(self.request, p.vision, timeout_s=p.timeout_s)
+        elif p.sites and "page_image_query" in kinds:
+            vision = await self._oracle()
+        return Graders(text=text, vision=vision, base_urls=dict(base_urls))
+
+    async def _oracle(self) -> SitesOracle:
+        """Built once: a site's images do not change under a reset (uploads aside, which it never answers)."""
+        if self.oracle is None:
+            keys = {}
+            for node in self.params.sites:
+                base = str(await self.request(node, "site.url", None, timeout=self.params.timeout_s))
+                rows = await self.request(node, "site.attributes", None, timeout=self.params.timeout_s)
+                keys[urlsplit(base).netloc] = OracleAnswerer({row["url"]: row for row in rows})
+            self.oracle = SitesOracle(keys)
+        return self.oracle
+
+    async def _unscored(self, episode: str, reason: str, labels: dict[str, Any]) -> None:
+        self.log.error("cannot score", episode=episode, reason=reason)
+        await self.record_error("vwa.unscored", reason, episode)
+        await self.end_episode(episode, status="failed", **labels, reason=reason)
+
+    def _count(self, site: str, reward: float) -> None:
+        for key in ("all", site):
+            t = self.totals.setdefault(key, {"episodes": 0, "successes": 0})
+            t["episodes"] += 1
+            t["successes"] += int(reward >= 1.0)
+        self.summarize("vwa", {"sites": {k: {**t, "success_rate": t["successes"] / t["episodes"]}
+                                         for k, t in self.totals.items()}})
