@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import structlog
 import zmq
@@ -58,7 +58,7 @@ class NodeState:
 
 class Kernel:
     def __init__(self, lf: LaunchFile, run_dir: Path, endpoint: str, *, trace: str | None = None,
-                 book: EpisodeBook | None = None, keys: RunKeys | None = None) -> None:
+                 keys: RunKeys | None = None) -> None:
         self.lf = lf
         self.keys = keys  # CurveZMQ keys (kernel.bus.security) when the bus is protected
         self._curve: CurveServer | None = None
@@ -66,10 +66,10 @@ class Kernel:
         self.endpoint = endpoint
         self.trace = trace
         self.nodes = {spec.id: NodeState(spec) for spec in lf.nodes}
-        self.book = book or EpisodeBook(lf.run.episodes, lf.run.seed, run_dir)
+        self.book = EpisodeBook(lf.run.episodes, lf.run.seed, run_dir)
         self.edge_sent: Counter[tuple[str, str, str]] = Counter()  # (src, output, dst) from taps
-        self.tap_listeners: list[Callable[[str, list[Any]], None]] = []
-        self.finished: asyncio.Future[tuple[str, str]] | None = None
+        # (status, reason) once the run ends; made here, so a Kernel is made inside its event loop
+        self.finished: asyncio.Future[tuple[str, str]] = asyncio.get_running_loop().create_future()
         self.ready_event = asyncio.Event()
         self.paused = False
         self.started = False
@@ -83,8 +83,6 @@ class Kernel:
     # lifecycle ------------------------------------------------------------------------------
     async def open(self) -> None:
         loop = asyncio.get_running_loop()
-        self.finished = loop.create_future()
-        self.ready_event = asyncio.Event()
         self.sock = zmq.Context.instance().socket(zmq.ROUTER)
         self.sock.setsockopt(zmq.ROUTER_HANDOVER, 1)
         self.sock.setsockopt(zmq.LINGER, 0)
@@ -124,7 +122,7 @@ class Kernel:
         self.broadcast("stop", {})
 
     def finish(self, status: str, reason: str) -> None:
-        if self.finished is not None and not self.finished.done():
+        if not self.finished.done():
             self.finished.set_result((status, reason))
 
     # events from the supervisor -------------------------------------------------------------
@@ -132,7 +130,7 @@ class Kernel:
         st = self.nodes[node_id]
         if st.state not in ("done", "stopped"):
             st.state = "restarting" if will_restart else ("stopped" if code == 0 else "failed")
-        if self.finished is not None and self.finished.done():
+        if self.finished.done():
             return  # the graph is stopping: nothing to retry
         self.book.store.error("node_exit", f"exit code {code}" + ("; restarting" if will_restart else ""),
                               node=node_id)
@@ -237,8 +235,6 @@ class Kernel:
             for tap in msg.body:
                 if tap[0] == DATA:
                     self.edge_sent[(msg.src, tap[2], tap[1])] += 1
-            for listener in self.tap_listeners:
-                listener(msg.src, msg.body)
         elif msg.kind == CTL:
             st.last_seen = time.monotonic()
             error = body_error(msg.topic, msg.body)
@@ -386,7 +382,7 @@ class Kernel:
 
     def _answer_asks(self) -> None:
         """Answer the deferred episode.next asks that can be answered now."""
-        if self.finished is not None and self.finished.done():
+        if self.finished.done():
             return  # the graph is stopping: its nodes are told to stop instead
         for src, (identity, cid) in list(self._asks.items()):
             result = self.next_episode(src)

@@ -109,10 +109,11 @@ def _run(args: argparse.Namespace) -> int:
         lf = with_recorder(lf)
     logs.configure("kernel")
     from kernel.graph import runner
-    from kernel.tools import progress
+    from kernel.tools import announce, progress
 
     run = runner.run(lf, args.out, trace=args.trace, console=console, backend=args.backend,
-                     address=args.address, watch=lambda kernel: progress.show(kernel, console, lf.run.metric))
+                     address=args.address, watch=lambda kernel: progress.show(kernel, console, lf.run.metric),
+                     announce=announce.announcer(console))
     try:
         import uvloop
 
@@ -206,8 +207,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 def _find_run(which: str | None) -> dict[str, Any]:
     """The newest running graph of this user that matches ``which``; announcements that fail the
-    trust checks of kernel.graph.announce (wrong owner or mode, a symlink, a foreign endpoint) are skipped."""
-    from kernel.graph.announce import live_runs
+    trust checks of kernel.tools.announce (wrong owner or mode, a symlink, a foreign endpoint) are skipped."""
+    from kernel.tools.announce import live_runs
 
     runs, untrusted = live_runs()
     for why in untrusted:
