@@ -86,8 +86,8 @@ def _load(args: argparse.Namespace, *, check: bool = False) -> launchfile.Launch
     model) and the nodes' own preflight checks, before any process starts."""
     if not check:
         return launchfile.load(launchfile.resolve_path(args.file), sets=args.sets, episodes=args.episodes)
-    from kernel.graph.preflight import problems
     from kernel.sdk.registry import load_node_class
+    from kernel.tools.preflight import problems
 
     lf = launchfile.load(launchfile.resolve_path(args.file), sets=args.sets, episodes=args.episodes,
                          node_class=load_node_class)
