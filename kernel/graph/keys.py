@@ -26,13 +26,6 @@ def curve_wanted(bus: BusSpec) -> bool:
     return bus.curve is not False
 
 
-def require_curve() -> None:
-    """Fail before anything starts when this libzmq was built without CURVE."""
-    missing = missing_curve()
-    if missing is not None:
-        raise LaunchError(missing, key="bus.curve")
-
-
 def check_open_tcp(bus: BusSpec) -> None:
     """The launch-file rule again, for a bus changed after loading (the Ray backend moves it to TCP)."""
     if bus.transport == "tcp" and bus.curve is False and not is_loopback(bus.host) and not bus.insecure:
@@ -55,7 +48,9 @@ class RunKeys:
         check_open_tcp(bus)
         if not curve_wanted(bus):
             return None
-        require_curve()
+        missing = missing_curve()  # fail before anything starts when this libzmq has no CURVE
+        if missing is not None:
+            raise LaunchError(missing, key="bus.curve")
         kernel, extra = KeyPair.generate(), []
         if isinstance(bus.curve, CurveSpec):
             kernel, extra = _read_keys_dir(Path(bus.curve.keys).expanduser())

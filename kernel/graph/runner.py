@@ -14,7 +14,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-import structlog
 from rich.console import Console
 
 from kernel.bus import outlet
@@ -23,7 +22,6 @@ from kernel.graph import backends
 from kernel.graph.core import Kernel
 from kernel.launchfile import LaunchFile
 
-log = structlog.get_logger("framebus.run")
 READY_TIMEOUT_S = float(os.environ.get("FRAMEBUS_READY_TIMEOUT", "300"))
 EXIT_CODES = {"completed": 0, "failed": 1, "stopped": 0, "interrupted": 130, "timeout": 124}
 IPC_PARENT = Path("/tmp")  # short paths: an ipc socket path must fit in 107 bytes
