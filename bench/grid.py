@@ -31,8 +31,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bus import RawPeers  # noqa: E402
-from kernel.graph.store import episode_rows  # noqa: E402
 from kernel.sdk.testing import Harness  # noqa: E402
+from kernel.tools.export import episode_rows  # noqa: E402
 from nodes.game.sokoban import benchmark  # noqa: E402
 from nodes.game.sokoban.game import SokobanGame  # noqa: E402
 from nodes.game.sokoban.node import observation  # noqa: E402

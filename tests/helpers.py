@@ -91,7 +91,7 @@ LONG_HELLO = ["hello.yaml", "--episodes", "100000", "--set", "bus.heartbeat=0.2"
 
 def announced(run_dir: Path) -> dict | None:
     """The announcement of the running graph whose run folder is ``run_dir`` (what `launch ctl` reads)."""
-    from kernel.graph.announce import folder
+    from kernel.tools.announce import folder
 
     for f in folder().glob("*.json"):
         try:

@@ -14,9 +14,9 @@ from zmq.utils.monitor import recv_monitor_message
 from kernel.bus import protocol
 from kernel.bus.curve import ENV_PUBLIC, ENV_SECRET, ENV_SERVER, KeyPair, client
 from kernel.bus.protocol import REQ
-from kernel.graph.announce import folder as announce_folder
 from kernel.graph.keys import RunKeys, curve_wanted
 from kernel.launchfile import BusSpec, CurveSpec, LaunchError
+from kernel.tools.announce import folder as announce_folder
 from tests.helpers import LONG_HELLO, announced, launch, launch_bg, wait_until
 
 CURVE = ["--set", "bus.transport=tcp", "--set", "bus.curve=true"]

@@ -10,7 +10,7 @@ import textwrap
 import time
 
 from kernel.sdk.testing import Harness
-from tests.helpers import alive, announced, children_of, launch_bg, wait_until
+from tests.helpers import LONG_HELLO, alive, announced, children_of, launch, launch_bg, wait_until
 from tests.nodes import CrashOnStart, Hung, Services
 
 
@@ -119,3 +119,11 @@ def _is_sleep(pid: int) -> bool:
         return open(f"/proc/{pid}/comm").read().strip() == "sleep"
     except OSError:
         return True
+
+
+def test_a_run_past_its_timeout_ends_as_timeout_with_exit_code_124(tmp_path):
+    res = launch("run", *LONG_HELLO, "--set", "run.timeout=2", "--out", str(tmp_path / "run"), timeout=90)
+    assert res.returncode == 124, res.stderr[-3000:]
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert (summary["status"], summary["reason"]) == ("timeout", "run.timeout of 2.0 s reached")
+    assert "episodes returned to the deck" not in res.stderr  # a timed-out run stops; it does not retry

@@ -74,7 +74,7 @@ def test_a_database_locked_by_another_process_does_not_stall_the_kernel(tmp_path
         other.execute("COMMIT")
         other.close()
     assert store.sync(timeout=30)
-    assert [(r["episode_id"], r["metrics"]) for r in store.ended().values()] == [("ep00000", {"score": 1.0})]
+    assert [(r["episode_id"], r["metrics"]) for r in store.each_ended()] == [("ep00000", {"score": 1.0})]
     store.close()
     assert [r["episode_id"] for r in exported(tmp_path)] == ["ep00000"]
 

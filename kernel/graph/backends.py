@@ -75,17 +75,16 @@ class Placement:
         self.cluster.shutdown()
 
 
-def prepare(lf: LaunchFile, backend: str = "local", address: str | None = None,
-            console: Console | None = None) -> Placement:
+def prepare(lf: LaunchFile, backend: str, address: str | None, console: Console) -> Placement:
     """Connect the backend and make the run's keys; raises LaunchError with what to change."""
-    console = console or Console(stderr=True)
     if backend not in BACKENDS:
         raise LaunchError(f"unknown backend {backend!r}", allowed=list(BACKENDS))
     if address and backend not in CLUSTERS:
         raise LaunchError(f"--address names a cluster to join; add --backend {' or '.join(CLUSTERS)}")
     if backend == "local":
         return Placement(lf, RunKeys.create(lf.bus, [n.id for n in lf.nodes]))
-    cluster = cluster_class(backend)(address, console)
+    module, _, name = CLUSTERS[backend].partition(":")  # imported now: it may need optional packages
+    cluster: Cluster = getattr(importlib.import_module(module), name)(address, console)
     cluster.start()
     try:
         bus = lf.bus.model_copy(update={"transport": "tcp", "host": cluster.bus_host(lf)})
@@ -101,12 +100,3 @@ def prepare(lf: LaunchFile, backend: str = "local", address: str | None = None,
         console.print("[yellow]warning:[/] node keys reach the actors through Ray's own channel, which is not "
                       "encrypted without Ray TLS (RAY_USE_TLS=1); see docs/scale.md", highlight=False)
     return Placement(lf, keys, backend, cluster)
-
-
-def cluster_class(backend: str) -> type[Cluster]:
-    """The Cluster class of a cluster backend, imported now (its module may need optional packages)."""
-    if backend not in CLUSTERS:
-        raise LaunchError(f"unknown backend {backend!r}", allowed=list(BACKENDS))
-    module, _, name = CLUSTERS[backend].partition(":")
-    cls: type[Cluster] = getattr(importlib.import_module(module), name)
-    return cls

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import structlog
 import zmq
@@ -38,6 +37,7 @@ DRAIN_BATCH = 256
 # waits, so a flood is held in the flooder's own memory, not the kernel's.
 RCVHWM = 1000
 UNSETTLED = ("restarting", "registered", "ready")  # a node on its way back after a restart
+CONNECTED = ("registered", "ready", "running", "done")  # a node with a live control connection
 
 
 @dataclass
@@ -48,17 +48,14 @@ class NodeState:
     inbox: str | None = None
     incarnation: int = 0
     driver: bool = False
-    outputs: list[str] = field(default_factory=list)
-    services: list[str] = field(default_factory=list)
     features: dict[str, Any] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
-    last_seen: float = 0.0
     error: str | None = None
 
 
 class Kernel:
     def __init__(self, lf: LaunchFile, run_dir: Path, endpoint: str, *, trace: str | None = None,
-                 book: EpisodeBook | None = None, keys: RunKeys | None = None) -> None:
+                 keys: RunKeys | None = None) -> None:
         self.lf = lf
         self.keys = keys  # CurveZMQ keys (kernel.bus.security) when the bus is protected
         self._curve: CurveServer | None = None
@@ -66,10 +63,10 @@ class Kernel:
         self.endpoint = endpoint
         self.trace = trace
         self.nodes = {spec.id: NodeState(spec) for spec in lf.nodes}
-        self.book = book or EpisodeBook(lf.run.episodes, lf.run.seed, run_dir)
+        self.book = EpisodeBook(lf.run.episodes, lf.run.seed, run_dir)
         self.edge_sent: Counter[tuple[str, str, str]] = Counter()  # (src, output, dst) from taps
-        self.tap_listeners: list[Callable[[str, list[Any]], None]] = []
-        self.finished: asyncio.Future[tuple[str, str]] | None = None
+        # (status, reason) once the run ends; made here, so a Kernel is made inside its event loop
+        self.finished: asyncio.Future[tuple[str, str]] = asyncio.get_running_loop().create_future()
         self.ready_event = asyncio.Event()
         self.paused = False
         self.started = False
@@ -83,8 +80,6 @@ class Kernel:
     # lifecycle ------------------------------------------------------------------------------
     async def open(self) -> None:
         loop = asyncio.get_running_loop()
-        self.finished = loop.create_future()
-        self.ready_event = asyncio.Event()
         self.sock = zmq.Context.instance().socket(zmq.ROUTER)
         self.sock.setsockopt(zmq.ROUTER_HANDOVER, 1)
         self.sock.setsockopt(zmq.LINGER, 0)
@@ -115,16 +110,20 @@ class Kernel:
         self.started = True
         for node_id, st in self.nodes.items():
             if st.state == "ready":
-                st.state = "running"
-                self.send(node_id, "start", {})
+                self._run(node_id, st)
+
+    def _run(self, node_id: str, st: NodeState) -> None:
+        """Tell a ready node that the run is on (and paused, when it is)."""
+        st.state = "running"
+        self.send(node_id, "start", {})
         if self.paused:
-            self.broadcast("pause", {})
+            self.send(node_id, "pause", {})
 
     def stop_nodes(self) -> None:
         self.broadcast("stop", {})
 
     def finish(self, status: str, reason: str) -> None:
-        if self.finished is not None and not self.finished.done():
+        if not self.finished.done():
             self.finished.set_result((status, reason))
 
     # events from the supervisor -------------------------------------------------------------
@@ -132,7 +131,7 @@ class Kernel:
         st = self.nodes[node_id]
         if st.state not in ("done", "stopped"):
             st.state = "restarting" if will_restart else ("stopped" if code == 0 else "failed")
-        if self.finished is not None and self.finished.done():
+        if self.finished.done():
             return  # the graph is stopping: nothing to retry
         self.book.store.error("node_exit", f"exit code {code}" + ("; restarting" if will_restart else ""),
                               node=node_id)
@@ -166,7 +165,7 @@ class Kernel:
 
     def broadcast(self, cmd: str, body: Any) -> None:
         for node_id, st in self.nodes.items():
-            if st.state in ("registered", "ready", "running", "done"):
+            if st.state in CONNECTED:
                 self.send(node_id, cmd, body)
 
     def _kick(self) -> None:
@@ -211,25 +210,20 @@ class Kernel:
                      "a node sets its control socket's identity to its node id")
             self.bad.note(identity.decode(errors="replace"), error)
             if msg.kind == CTL and msg.topic == "hello":  # a misconfigured node waits for an answer
-                self.sock.send_multipart([identity, *protocol.encode(CTL, "kernel", "reject", {"error": error})],
-                                         flags=zmq.NOBLOCK)
+                self._reject(identity, error)
             return
         if msg.kind == REQ:
-            if st is not None:
-                st.last_seen = time.monotonic()
             self._serve(identity, msg)
         elif st is None:
             if msg.kind == CTL and msg.topic == "hello":
                 error = (f"node id {truncated(msg.src)!r} is not in the launch file {self.lf.source.name}; "
                          f"its nodes are: {', '.join(self.nodes)}")
                 self.bad.note(identity.decode(errors="replace"), f"hello from an unknown node: {error}")
-                self.sock.send_multipart([identity, *protocol.encode(CTL, "kernel", "reject", {"error": error})],
-                                         flags=zmq.NOBLOCK)
+                self._reject(identity, error)
             else:
                 self.bad.note(identity.decode(errors="replace"), f"{msg.kind} {truncated(msg.topic)} from "
                               f"{truncated(msg.src)!r}, which is no node of this graph")
         elif msg.kind == TAP:
-            st.last_seen = time.monotonic()
             error = tap_error(msg.body)
             if error is not None:
                 self.bad.note(msg.src, error)
@@ -237,10 +231,7 @@ class Kernel:
             for tap in msg.body:
                 if tap[0] == DATA:
                     self.edge_sent[(msg.src, tap[2], tap[1])] += 1
-            for listener in self.tap_listeners:
-                listener(msg.src, msg.body)
         elif msg.kind == CTL:
-            st.last_seen = time.monotonic()
             error = body_error(msg.topic, msg.body)
             if error is not None:
                 self.bad.note(msg.src, error)
@@ -250,6 +241,11 @@ class Kernel:
             self._control(msg.src, st, msg.topic, msg.body or {})
         else:
             self.bad.note(msg.src, f"a {truncated(msg.kind)!r} message: the kernel takes only ctl, tap and req")
+
+    def _reject(self, identity: bytes, error: str) -> None:
+        """Answer a hello that cannot be taken (the node waits for an answer, then exits with it)."""
+        self.sock.send_multipart([identity, *protocol.encode(CTL, "kernel", "reject", {"error": error})],
+                                 flags=zmq.NOBLOCK)
 
     def _refuse(self, node_id: str, st: NodeState, error: str) -> None:
         st.state = "failed"
@@ -263,10 +259,7 @@ class Kernel:
         elif cmd == "ready":
             st.state = "ready"
             if self.started:
-                st.state = "running"
-                self.send(node_id, "start", {})
-                if self.paused:
-                    self.send(node_id, "pause", {})
+                self._run(node_id, st)
             elif all(s.state == "ready" for s in self.nodes.values()):
                 self.ready_event.set()
         elif cmd == "hb":
@@ -298,14 +291,13 @@ class Kernel:
             self._refuse(node_id, st, "; ".join(problems))
             return
         st.pid, st.inbox, st.driver = body.get("pid"), body.get("inbox"), bool(body.get("driver"))
-        st.outputs, st.services = outputs, list(body.get("services", []))
         st.features = {"shm": bool(body.get("shm")), **({"curve": body["curve"]} if self.keys is not None else {})}
         st.incarnation += 1
         st.state = "registered"
         self.send(node_id, "welcome", self._welcome(spec))
         update = {node_id: [st.inbox, st.incarnation, st.features]}
         for other_id, other in self.nodes.items():
-            if other_id != node_id and other.state in ("registered", "ready", "running", "done"):
+            if other_id != node_id and other.state in CONNECTED:
                 self.send(other_id, "peers", update)
 
     def _welcome(self, spec: NodeSpec) -> dict[str, Any]:
@@ -386,7 +378,7 @@ class Kernel:
 
     def _answer_asks(self) -> None:
         """Answer the deferred episode.next asks that can be answered now."""
-        if self.finished is not None and self.finished.done():
+        if self.finished.done():
             return  # the graph is stopping: its nodes are told to stop instead
         for src, (identity, cid) in list(self._asks.items()):
             result = self.next_episode(src)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kernel.bus.resultsdb import json_default
-from kernel.graph.store import ResultsStore
+from kernel.graph.store import ResultsStore, episode_index
 
 RECENT = 100  # ended records kept in memory (tests and `launch ctl` look at the latest ones)
 
@@ -45,15 +45,13 @@ class Bitmap:
 
 
 class EpisodeBook:
-    def __init__(self, total: int | None, seed: int, run_dir: Path, max_retries: int = 2,
-                 recent: int = RECENT) -> None:
+    def __init__(self, total: int | None, seed: int, run_dir: Path, max_retries: int = 2) -> None:
         self.total = total
         self.seed = seed
         self.path = run_dir / "episodes.jsonl"
         self.store = ResultsStore(run_dir)
         self.max_retries = max_retries
-        self.records: dict[str, dict[str, Any]] = {}  # the last `recent` ended episodes, oldest first
-        self._recent = recent
+        self.records: dict[str, dict[str, Any]] = {}  # the last RECENT ended episodes, oldest first
         self._ended = Bitmap(total or 0)
         self.ended_count = 0
         self._statuses: Counter[str] = Counter()
@@ -64,14 +62,8 @@ class EpisodeBook:
         self._retries: dict[str, int] = {}
         self._returned: deque[int] = deque()  # sent back to the deck: dealt before any new one
         self._cursor = 0  # the lowest index never dealt
-        for rec in self.store.each_ended():
+        for rec in self.store.each_ended():  # with what episodes.jsonl had and the database lacked
             self._count(rec)
-        if not self.ended_count and self.path.exists():  # a run folder from before the store existed
-            for line in self.path.read_text().splitlines():
-                if line.strip():
-                    rec = json.loads(line)
-                    self._count(rec)
-                    self.store.end(rec, None)
         self.resumed = self.ended_count
         self._mirror = self.path.open("a", buffering=1)  # line-buffered: each line is written at once
 
@@ -81,10 +73,9 @@ class EpisodeBook:
 
     def index_of(self, eid: str) -> int:
         """The index in an episode id; a ValueError that says what ids look like otherwise."""
-        if isinstance(eid, str) and eid.startswith("ep") and eid[2:].isdigit():
-            index = int(eid[2:])
-            if self.total is None or index < self.total:
-                return index
+        index = episode_index(eid) if isinstance(eid, str) else None
+        if index is not None and (self.total is None or index < self.total):
+            return index
         span = f"ep00000..{self.episode_id(self.total - 1)}" if self.total else "ep00000, ep00001, ..."
         raise ValueError(f"unknown episode {eid!r}: the kernel deals ids {span} (use the id episode.next gave)")
 
@@ -132,10 +123,9 @@ class EpisodeBook:
     def _count(self, rec: dict[str, Any]) -> None:
         """Fold one ended record into the aggregates, and keep it among the recent ones."""
         eid = rec["episode_id"]
-        try:
-            self._ended.add(int(eid[2:]))
-        except ValueError:
-            pass  # a foreign id in an old run folder: counted, but it cannot be dealt anyway
+        index = episode_index(eid)
+        if index is not None:  # else a foreign id in an old run folder: counted, but it cannot be dealt anyway
+            self._ended.add(index)
         self.ended_count += 1
         self._statuses[rec["status"]] += 1
         if rec["status"] == "completed":
@@ -144,7 +134,7 @@ class EpisodeBook:
                     self._sums[key] = self._sums.get(key, 0.0) + float(value)
                     self._counts[key] += 1
         self.records[eid] = rec
-        if len(self.records) > self._recent:
+        if len(self.records) > RECENT:
             del self.records[next(iter(self.records))]
 
     def node_lost(self, node: str, *, all_in_flight: bool = False) -> dict[str, str]:
@@ -163,7 +153,7 @@ class EpisodeBook:
                 self.end(eid, "failed", {"error": f"node {node} died {attempts} times in this episode"})
                 self.store.error("failed", f"given up after {attempts} attempts", node=node, episode=eid)
             else:
-                self._returned.appendleft(int(eid[2:]))
+                self._returned.appendleft(self.index_of(eid))
                 self.store.error("retry", f"node {node} died mid-episode; attempt {self._retries[eid] + 1} follows",
                                  node=node, episode=eid)
         return lost

@@ -8,8 +8,6 @@ process loads to arm its sockets with the keys handed to it.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -26,13 +24,6 @@ def curve_wanted(bus: BusSpec) -> bool:
     if bus.curve is None:
         return bus.transport == "tcp" and not is_loopback(bus.host)
     return bus.curve is not False
-
-
-def require_curve() -> None:
-    """Fail before anything starts when this libzmq was built without CURVE."""
-    missing = missing_curve()
-    if missing is not None:
-        raise LaunchError(missing, key="bus.curve")
 
 
 def check_open_tcp(bus: BusSpec) -> None:
@@ -57,7 +48,9 @@ class RunKeys:
         check_open_tcp(bus)
         if not curve_wanted(bus):
             return None
-        require_curve()
+        missing = missing_curve()  # fail before anything starts when this libzmq has no CURVE
+        if missing is not None:
+            raise LaunchError(missing, key="bus.curve")
         kernel, extra = KeyPair.generate(), []
         if isinstance(bus.curve, CurveSpec):
             kernel, extra = _read_keys_dir(Path(bus.curve.keys).expanduser())
@@ -100,20 +93,3 @@ def _read_keys_dir(directory: Path) -> tuple[KeyPair, list[str]]:
         raise LaunchError(f"{server} holds no secret key", key="bus.curve.keys")
     return KeyPair(public.decode("ascii"), secret.decode("ascii")), [c.decode("ascii") for c in clients]
 
-
-def write_private(path: Path, text: str) -> None:
-    """Write ``text`` to a file only this user can read (it may hold a secret key), atomically.
-
-    The text goes to a fresh temporary file in the same folder (mkstemp: O_CREAT|O_EXCL|O_NOFOLLOW,
-    mode 0600), which is then renamed onto ``path``. So a symlink planted at ``path`` is replaced,
-    never written through, and a reader sees the old file or the whole new one.
-    """
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            os.fchmod(fd, 0o600)  # mkstemp asks for 0600, but a umask may have taken bits away
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise

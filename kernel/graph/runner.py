@@ -3,27 +3,34 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
 import signal
+import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-import structlog
 from rich.console import Console
 
 from kernel.bus import outlet
 from kernel.bus.shm import remove_segments
-from kernel.graph import announce, backends
+from kernel.graph import backends
 from kernel.graph.core import Kernel
 from kernel.launchfile import LaunchFile
 
-log = structlog.get_logger("framebus.run")
 READY_TIMEOUT_S = float(os.environ.get("FRAMEBUS_READY_TIMEOUT", "300"))
 EXIT_CODES = {"completed": 0, "failed": 1, "stopped": 0, "interrupted": 130, "timeout": 124}
+IPC_PARENT = Path("/tmp")  # short paths: an ipc socket path must fit in 107 bytes
+IPC_PREFIX = "fb-"
+
+Announce = Callable[[dict[str, Any], Path], Callable[[], None]]
+"""Tells others that a run is up (``launch run`` passes kernel.tools.announce's, which `launch ctl`
+reads): called with what a client needs to reach the kernel and with the run's ipc folder, once the
+kernel listens; returns what takes the announcement back at the end."""
 
 
 def default_out(lf: LaunchFile) -> Path:
@@ -35,53 +42,56 @@ def default_out(lf: LaunchFile) -> Path:
 
 async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = None,
               console: Console | None = None, backend: str = "local", address: str | None = None,
-              watch: Callable[[Kernel], Awaitable[None]] | None = None) -> dict[str, Any]:
+              watch: Callable[[Kernel], Awaitable[None]] | None = None,
+              announce: Announce | None = None) -> dict[str, Any]:
     """Run the graph to its end and write summary.json; returns the summary.
 
     ``watch`` is the caller's view of the run (``launch run`` passes its progress line): started
     when every node is ready and the run starts, cancelled when it ends."""
     console = console or outlet.console()  # on a queue: a terminal that stops reading stalls no loop
-    for path in announce.clean_stale():  # also refuses an announcement folder that is not private
-        console.print(f"removed {path}, left by a launcher that is gone", style="dim", highlight=False,
-                      soft_wrap=True)
     placement = backends.prepare(lf, backend, address, console)  # Ray: start or join a cluster; CURVE keys
     lf = placement.lf
-    run_dir = (out or default_out(lf)).resolve()
-    (run_dir / "logs").mkdir(parents=True, exist_ok=True)
-    (run_dir / "launch.yaml").write_text(lf.to_yaml())
-    run_id = run_dir.name
-    ipc_dir = announce.make_ipc_dir()
-    if lf.bus.transport == "tcp":
-        endpoint = f"tcp://{lf.bus.host}:0"
-    else:
-        endpoint = f"ipc://{ipc_dir}/kernel.sock"
-    kernel = Kernel(lf, run_dir, endpoint, trace=trace, keys=placement.keys)
-    await kernel.open()
-    announcement = announce.announce({"run_id": run_id, "run_dir": str(run_dir), "endpoint": kernel.endpoint,
-                                      "launch_file": str(lf.source), **placement.announcement()})
-    env = {"FRAMEBUS_KERNEL": kernel.endpoint, "FRAMEBUS_IPC_DIR": str(ipc_dir),
-           "FRAMEBUS_LOG_DIR": str(run_dir / "logs"), "FRAMEBUS_RUN_DIR": str(run_dir)}
-    if lf.bus.transport == "tcp":
-        env["FRAMEBUS_TCP_HOST"] = lf.bus.host
-    supervisor = placement.supervisor(env, run_dir / "logs", console, kernel.node_exited)
-    started_at = time.time()
     loop = asyncio.get_running_loop()
-    interrupts = 0
+    async with contextlib.AsyncExitStack() as cleanup:  # undone in reverse order, however far the run got
+        cleanup.callback(placement.close)  # after the supervisor stopped every node: kill leftovers, leave
+        run_dir = (out or default_out(lf)).resolve()
+        (run_dir / "logs").mkdir(parents=True, exist_ok=True)
+        (run_dir / "launch.yaml").write_text(lf.to_yaml())
+        run_id = run_dir.name
+        ipc_dir = Path(tempfile.mkdtemp(prefix=IPC_PREFIX, dir=IPC_PARENT))  # mode 0700
+        cleanup.callback(remove_segments, ipc_dir.name)
+        cleanup.callback(shutil.rmtree, ipc_dir, ignore_errors=True)
+        if lf.bus.transport == "tcp":
+            endpoint = f"tcp://{lf.bus.host}:0"
+        else:
+            endpoint = f"ipc://{ipc_dir}/kernel.sock"
+        kernel = Kernel(lf, run_dir, endpoint, trace=trace, keys=placement.keys)
+        await kernel.open()
+        cleanup.callback(kernel.close)
+        if announce is not None:
+            cleanup.callback(announce({"run_id": run_id, "run_dir": str(run_dir), "endpoint": kernel.endpoint,
+                                       "launch_file": str(lf.source), **placement.announcement()}, ipc_dir))
+        env = {"FRAMEBUS_KERNEL": kernel.endpoint, "FRAMEBUS_IPC_DIR": str(ipc_dir),
+               "FRAMEBUS_LOG_DIR": str(run_dir / "logs"), "FRAMEBUS_RUN_DIR": str(run_dir)}
+        if lf.bus.transport == "tcp":
+            env["FRAMEBUS_TCP_HOST"] = lf.bus.host
+        supervisor = placement.supervisor(env, run_dir / "logs", console, kernel.node_exited)
+        interrupts = 0
 
-    def on_signal(signame: str) -> None:
-        nonlocal interrupts
-        interrupts += 1
-        if interrupts > 1:
-            supervisor.kill_all_now()
-        kernel.finish("interrupted", f"{signame} received")
+        def on_signal(signame: str) -> None:
+            nonlocal interrupts
+            interrupts += 1
+            if interrupts > 1:
+                supervisor.kill_all_now()
+            kernel.finish("interrupted", f"{signame} received")
 
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, on_signal, sig.name)
-    assert kernel.finished is not None
-    if kernel.book.resumed:
-        console.print(f"resuming {run_dir}: {kernel.book.resumed} episode(s) already ended are skipped")
-    watching: asyncio.Future[None] | None = None
-    try:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, on_signal, sig.name)
+            cleanup.callback(loop.remove_signal_handler, sig)  # only once every node is stopped
+        cleanup.push_async_callback(supervisor.stop_all, kernel.stop_nodes)
+        started_at = time.time()
+        if kernel.book.resumed:
+            console.print(f"resuming {run_dir}: {kernel.book.resumed} episode(s) already ended are skipped")
         await supervisor.start_all()
         ready = asyncio.ensure_future(kernel.ready_event.wait())
         await asyncio.wait({ready, kernel.finished}, timeout=READY_TIMEOUT_S, return_when=asyncio.FIRST_COMPLETED)
@@ -95,29 +105,18 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
                     kernel.start()
                     if watch is not None:
                         watching = asyncio.ensure_future(watch(kernel))
+                        cleanup.push_async_callback(asyncio.gather, watching, return_exceptions=True)
+                        cleanup.callback(watching.cancel)
             else:
                 waiting = [n for n, s in kernel.nodes.items() if s.state != "ready"]
                 kernel.finish("failed", f"nodes not ready after {READY_TIMEOUT_S:.0f} s: {', '.join(waiting)}")
         try:
-            status, reason = await asyncio.wait_for(asyncio.shield(kernel.finished), lf.run.timeout)
+            status, _ = await asyncio.wait_for(asyncio.shield(kernel.finished), lf.run.timeout)
             if status == "completed":
                 await kernel.settle()
         except asyncio.TimeoutError:
-            status, reason = "timeout", f"run.timeout of {lf.run.timeout} s reached"
-    finally:
-        if watching is not None:
-            watching.cancel()
-            await asyncio.gather(watching, return_exceptions=True)
-        await supervisor.stop_all(kernel.stop_nodes)
-        placement.close()
-        kernel.close()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
-        announcement.unlink(missing_ok=True)
-        shutil.rmtree(ipc_dir, ignore_errors=True)
-        remove_segments(ipc_dir.name)
-    if not kernel.finished.done():
-        status, reason = "interrupted", "stopped"
+            kernel.finish("timeout", f"run.timeout of {lf.run.timeout} s reached")
+    status, reason = kernel.finished.result()
     summary = {
         "run_id": run_id,
         "launch_file": str(lf.source),

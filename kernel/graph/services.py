@@ -8,25 +8,23 @@ must wait for an episode in flight or a restarting node; ``Kernel._answer_asks``
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     from kernel.graph.core import Kernel
 
 DEFERRED = object()  # what a service returns when it answers later (kernel._asks)
-_EPISODE = re.compile(r"ep(\d{5,})")
 
 Handler = Callable[["Kernel", str, dict[str, Any]], Any]
 
 
 def _episode_in_range(kernel: Kernel, svc: str, src: str, body: dict[str, Any]) -> None:
     """An episode id past the run's last one is bad traffic (counted per sender), not just an error."""
-    index = int(_EPISODE.fullmatch(body["episode"]).group(1))  # type: ignore[union-attr]  # body_error checked it
-    if kernel.book.total is not None and index >= kernel.book.total:
-        error = f"{svc}: episode {body['episode']!r} is out of range (this run has {kernel.book.total})"
-        kernel.bad.note(src, error)
-        raise ValueError(error)
+    try:
+        kernel.book.index_of(body["episode"])  # its form was checked with the body (kernel.bus.badtraffic)
+    except ValueError as exc:
+        kernel.bad.note(src, f"{svc}: {exc}")
+        raise
 
 
 def episode_next(kernel: Kernel, src: str, body: dict[str, Any]) -> Any:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -50,7 +49,7 @@ class ResultsStore:
             try:
                 rec = json.loads(line)
                 if rec["episode_id"] not in ended:
-                    rows.append(_episode_rows(rec, _index(rec["episode_id"])))
+                    rows.append(_episode_rows(rec, episode_index(rec["episode_id"])))
                     ended.add(rec["episode_id"])
             except (ValueError, KeyError, TypeError, AttributeError):
                 continue  # a line torn by the crash: that episode was not acknowledged
@@ -62,15 +61,9 @@ class ResultsStore:
                 self.db.execute(episode_sql, episode)
                 self.db.executemany(metrics_sql, metrics)
 
-    def ended(self) -> dict[str, dict[str, Any]]:
-        """Every episode already ended, as the records a resumed run starts from."""
-        self.sync()
-        rows = self.db.execute("SELECT episode_id, status, node, retries, metrics FROM episodes").fetchall()
-        return {eid: {"episode_id": eid, "status": status, "node": node, "retries": retries,
-                      "metrics": json.loads(metrics)} for eid, status, node, retries, metrics in rows}
-
     def each_ended(self) -> Iterator[dict[str, Any]]:
-        """The same records as ``ended``, one at a time: a resumed long run need not hold them all."""
+        """Every episode already ended, as the records a resumed run starts from, one at a time: a
+        resumed long run need not hold them all. Writes still queued are not in it (see ``sync``)."""
         for eid, status, node, retries, metrics in self.db.execute(
                 "SELECT episode_id, status, node, retries, metrics FROM episodes"):
             yield {"episode_id": eid, "status": status, "node": node, "retries": retries,
@@ -96,7 +89,8 @@ class ResultsStore:
         self.db.close()
 
 
-def _index(eid: str) -> int | None:
+def episode_index(eid: str) -> int | None:
+    """The index in an episode id the kernel dealt (``ep00042``: 42); None for any other id."""
     found = re.fullmatch(r"ep(\d+)", eid)
     return int(found.group(1)) if found else None
 
@@ -112,17 +106,3 @@ def _episode_rows(record: dict[str, Any], index: int | None) -> tuple[Statement,
           if isinstance(v, (int, float)) and not isinstance(v, bool)]),
     )
 
-
-def episode_rows(run_dir: Path) -> Iterator[dict[str, Any]]:
-    """One flat record per ended episode (``episode_id``, ``status``, ``retries``, then its metrics),
-    in episode order: what ``launch export`` prints."""
-    path = run_dir / FILENAME
-    if not path.exists():
-        raise FileNotFoundError(f"{run_dir} has no {FILENAME}: is it a run folder?")
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        for eid, status, node, retries, metrics in db.execute(
-                "SELECT episode_id, status, node, retries, metrics FROM episodes ORDER BY idx, episode_id"):
-            yield {"episode_id": eid, "status": status, "node": node, "retries": retries, **json.loads(metrics)}
-    finally:
-        db.close()

@@ -40,7 +40,6 @@ class Proc:
     restarts: int = 0
     exit_code: int | None = None
     tail: deque[str] = field(default_factory=lambda: deque(maxlen=20))
-    stopping: bool = False
     watcher: asyncio.Task[None] | None = None
 
 
@@ -116,7 +115,7 @@ class Supervisor:
             logfile.close()
         code = await process.wait()
         proc.exit_code = code
-        if self.stopping or proc.stopping:
+        if self.stopping:
             self.on_exit(proc.spec.id, code, False)
             return
         policy = proc.spec.restart

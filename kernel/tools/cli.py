@@ -92,8 +92,8 @@ def _load(args: argparse.Namespace, *, check: bool = False) -> launchfile.Launch
     model) and the nodes' own preflight checks, before any process starts."""
     if not check:
         return launchfile.load(launchfile.resolve_path(args.file), sets=args.sets, episodes=args.episodes)
-    from kernel.graph.preflight import problems
     from kernel.sdk.registry import load_node_class
+    from kernel.tools.preflight import problems
 
     resources = None  # the local backend ignores resources:
     if args.backend == "ray":
@@ -118,10 +118,11 @@ def _run(args: argparse.Namespace) -> int:
         lf = with_recorder(lf)
     logs.configure("kernel")
     from kernel.graph import runner
-    from kernel.tools import progress
+    from kernel.tools import announce, progress
 
     run = runner.run(lf, args.out, trace=args.trace, console=console, backend=args.backend,
-                     address=args.address, watch=lambda kernel: progress.show(kernel, console, lf.run.metric))
+                     address=args.address, watch=lambda kernel: progress.show(kernel, console, lf.run.metric),
+                     announce=announce.announcer(console))
     try:
         import uvloop
 
@@ -215,8 +216,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 def _find_run(which: str | None) -> dict[str, Any]:
     """The newest running graph of this user that matches ``which``; announcements that fail the
-    trust checks of kernel.graph.announce (wrong owner or mode, a symlink, a foreign endpoint) are skipped."""
-    from kernel.graph.announce import live_runs
+    trust checks of kernel.tools.announce (wrong owner or mode, a symlink, a foreign endpoint) are skipped."""
+    from kernel.tools.announce import live_runs
 
     runs, untrusted = live_runs()
     for why in untrusted:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
+import sqlite3
 from pathlib import Path
-from typing import TextIO
+from typing import Any, Iterator, TextIO
 
-from kernel.graph.store import episode_rows
+from kernel.bus.resultsdb import FILENAME
 
 
 def export(run_dir: Path, fmt: str, out: TextIO) -> int:
@@ -24,3 +25,18 @@ def export(run_dir: Path, fmt: str, out: TextIO) -> int:
     for row in rows:
         writer.writerow({k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in row.items()})
     return 0
+
+
+def episode_rows(run_dir: Path) -> Iterator[dict[str, Any]]:
+    """One flat record per ended episode (``episode_id``, ``status``, ``retries``, then its metrics),
+    in episode order: what ``launch export`` prints."""
+    path = run_dir / FILENAME
+    if not path.exists():
+        raise FileNotFoundError(f"{run_dir} has no {FILENAME}: is it a run folder?")
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        for eid, status, node, retries, metrics in db.execute(
+                "SELECT episode_id, status, node, retries, metrics FROM episodes ORDER BY idx, episode_id"):
+            yield {"episode_id": eid, "status": status, "node": node, "retries": retries, **json.loads(metrics)}
+    finally:
+        db.close()

@@ -207,8 +207,9 @@ def drive(rec: Recording, topic: str, args: argparse.Namespace, episode_ids: lis
     import asyncio
 
     from kernel import launchfile
-    from kernel.bus import logs
+    from kernel.bus import logs, outlet
     from kernel.graph import runner
+    from kernel.tools.announce import announcer
 
     out = args.out or rec.path.parent / "replays" / f"{datetime.now():%Y%m%d-%H%M%S}-{args.agent.replace(':', '.')}"
     out.mkdir(parents=True, exist_ok=True)
@@ -217,7 +218,8 @@ def drive(rec: Recording, topic: str, args: argparse.Namespace, episode_ids: lis
     source.write_text(graph.to_yaml())
     lf = launchfile.load(source, sets=args.sets)  # the --set overrides, checked like any file's
     logs.configure("kernel")
-    summary = asyncio.run(runner.run(lf, out))  # its console: kernel.bus.outlet, which cannot stall the run
+    console = outlet.console()  # queued: a terminal that stops reading cannot stall the run
+    summary = asyncio.run(runner.run(lf, out, console=console, announce=announcer(console)))
     lines = (out / "replay.jsonl").read_text().splitlines() if (out / "replay.jsonl").exists() else []
     rows = [json.loads(line) for line in lines if line.strip()]
     same = sum(r["same"] for r in rows)

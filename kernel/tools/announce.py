@@ -12,6 +12,9 @@ group or other, and refuses it otherwise.
 
 A SIGKILLed launcher cannot clean up, so each ipc folder records its launcher's pid and start time,
 and the next ``launch run`` removes what dead launchers of this user left behind.
+
+Finding live runs is the tools' business: the runner (kernel.graph.runner) only calls the hook
+that ``announcer`` returns, once its kernel listens.
 """
 
 from __future__ import annotations
@@ -22,14 +25,14 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
+
+from rich.console import Console
 
 from kernel.bus.shm import remove_segments
-from kernel.graph.keys import write_private
+from kernel.graph.runner import IPC_PARENT, IPC_PREFIX, Announce
 from kernel.launchfile import LaunchError
 
-IPC_PARENT = Path("/tmp")  # short paths: an ipc socket path must fit in 107 bytes
-IPC_PREFIX = "fb-"
 LAUNCHER_FILE = "launcher.pid"
 
 
@@ -81,11 +84,41 @@ def _safe_parent(path: Path, *, own: bool) -> bool:
     return stat.S_ISDIR(st.st_mode) and owner_ok and shared_ok
 
 
-def announce(info: dict[str, Any]) -> Path:
-    """Write this launcher's announcement (atomically, mode 0600); returns its path, to remove at the end."""
-    path = folder() / f"{os.getpid()}.json"
-    write_private(path, json.dumps({**info, "pid": os.getpid(), "started": start_ticks(os.getpid())}))
-    return path
+def announcer(console: Console) -> Announce:
+    """Remove what dead launchers left (saying so), then hand the runner the hook that announces
+    this run; raises LaunchError before anything starts if the announcement folder is not private."""
+    for path in clean_stale():
+        console.print(f"removed {path}, left by a launcher that is gone", style="dim", highlight=False,
+                      soft_wrap=True)
+    return announce
+
+
+def announce(info: dict[str, Any], ipc_dir: Path) -> Callable[[], None]:
+    """Mark ``ipc_dir`` as this launcher's and write its announcement (atomically, mode 0600);
+    returns what removes the announcement at the end."""
+    pid, started = os.getpid(), start_ticks(os.getpid())
+    write_private(ipc_dir / LAUNCHER_FILE, f"{pid} {started or 0}\n")
+    path = folder() / f"{pid}.json"
+    write_private(path, json.dumps({**info, "pid": pid, "started": started}))
+    return lambda: path.unlink(missing_ok=True)
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to a file only this user can read (it may hold a secret key), atomically.
+
+    The text goes to a fresh temporary file in the same folder (mkstemp: O_CREAT|O_EXCL|O_NOFOLLOW,
+    mode 0600), which is then renamed onto ``path``. So a symlink planted at ``path`` is replaced,
+    never written through, and a reader sees the old file or the whole new one.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            os.fchmod(fd, 0o600)  # mkstemp asks for 0600, but a umask may have taken bits away
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def live_runs() -> tuple[list[dict[str, Any]], list[str]]:
@@ -145,13 +178,6 @@ def _read(path: Path) -> tuple[float, dict[str, Any]] | str | None:
         if sst.st_uid != uid:
             return f"its endpoint {socket_path} is owned by uid {sst.st_uid}, not by you (uid {uid})"
     return st.st_mtime, info
-
-
-def make_ipc_dir() -> Path:
-    """A fresh 0700 folder for this run's ipc sockets that says which launcher it belongs to."""
-    path = Path(tempfile.mkdtemp(prefix=IPC_PREFIX, dir=IPC_PARENT))
-    write_private(path / LAUNCHER_FILE, f"{os.getpid()} {start_ticks(os.getpid()) or 0}\n")
-    return path
 
 
 def clean_stale() -> list[Path]:
