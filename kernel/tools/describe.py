@@ -11,10 +11,9 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from kernel.launchfile import LaunchError
-from kernel.launchfile.errors import closest
 from kernel.launchfile.translate import bounds
 from kernel.sdk.node import Node
-from kernel.sdk.registry import load_node_class, registered_nodes
+from kernel.sdk.registry import UnknownNodeType, load_node_class, resolve_uses
 
 
 def describe(name: str) -> str:
@@ -37,14 +36,11 @@ def describe(name: str) -> str:
 
 
 def _resolve(name: str) -> str:
-    if ":" in name:
-        return name
-    registry = registered_nodes()
-    if name in registry:
-        return registry[name]
-    names = sorted(registry)
-    raise LaunchError(f"unknown node type '{name}' (not registered under the 'framebus.nodes' entry points; "
-                      "a class is given as module:Class)", allowed=names, suggestion=closest(name, names))
+    try:
+        return resolve_uses(name)
+    except UnknownNodeType as exc:  # the CLI's error shape: allowed names and a did-you-mean on their own lines
+        raise LaunchError(f"unknown node type '{name}' (not registered under the 'framebus.nodes' entry points; "
+                          "a class is given as module:Class)", allowed=exc.allowed, suggestion=exc.suggestion) from None
 
 
 def _names(items: Any) -> str:
