@@ -31,6 +31,7 @@ from kernel.bus.links import Links
 from kernel.bus.protocol import CREDIT, CTL, DATA, ERR, RELEASE, REP, REQ, Message
 from kernel.bus.reading import SocketReader
 from kernel.bus.shm import shm_dir
+from kernel.bus.sockets import inbox_router
 from kernel.sdk.clock import Clock
 from kernel.sdk.errors import FramebusError
 from kernel.sdk.node import EpisodeAbandoned, Node
@@ -287,10 +288,7 @@ class NodeRuntime:
 
     # sockets ----------------------------------------------------------------------------------
     def _bind_inbox(self) -> None:
-        self._inbox = self.ctx.socket(zmq.ROUTER)
-        self._inbox.setsockopt(zmq.ROUTER_HANDOVER, 1)
-        self._inbox.setsockopt(zmq.LINGER, 0)
-        self._inbox.setsockopt(zmq.RCVHWM, INBOX_RCVHWM)
+        self._inbox = inbox_router(self.ctx, INBOX_RCVHWM)
         if self.curve is not None:
             self._curve_server = self.curve.server()
             self._curve_server.serve(self._inbox)

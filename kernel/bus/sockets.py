@@ -23,6 +23,17 @@ _get = _Raw.get
 COPY_THRESHOLD = 64 * 1024  # below this pyzmq copies faster than it can track zero-copy buffers
 
 
+def inbox_router(ctx: zmq.Context[Any], rcvhwm: int) -> zmq.Socket[Any]:
+    """The ROUTER a node's inbox and the kernel bind: a restarted peer takes over its identity's route
+    (ROUTER_HANDOVER), nothing lingers at close, and at most ``rcvhwm`` messages queue per connection
+    (a flooder keeps the rest in its own send queue)."""
+    sock = ctx.socket(zmq.ROUTER)
+    sock.setsockopt(zmq.ROUTER_HANDOVER, 1)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.setsockopt(zmq.RCVHWM, rcvhwm)
+    return sock
+
+
 def readable(sock: zmq.Socket) -> bool:
     """True if a message waits (this also lets zmq process its pending commands)."""
     return bool(_get(sock, _EVENTS) & _POLLIN)

@@ -21,7 +21,7 @@ from kernel.bus import protocol
 from kernel.bus.badtraffic import BadTraffic, body_error, tap_error, truncated
 from kernel.bus.curve import CurveServer
 from kernel.bus.protocol import CTL, DATA, ERR, REP, REQ, TAP, Message
-from kernel.bus.sockets import readable, recv_frames
+from kernel.bus.sockets import inbox_router, readable, recv_frames
 from kernel.graph import services
 from kernel.graph.episodes import EpisodeBook
 from kernel.graph.keys import RunKeys
@@ -80,10 +80,7 @@ class Kernel:
     # lifecycle ------------------------------------------------------------------------------
     async def open(self) -> None:
         loop = asyncio.get_running_loop()
-        self.sock = zmq.Context.instance().socket(zmq.ROUTER)
-        self.sock.setsockopt(zmq.ROUTER_HANDOVER, 1)
-        self.sock.setsockopt(zmq.LINGER, 0)
-        self.sock.setsockopt(zmq.RCVHWM, RCVHWM)
+        self.sock = inbox_router(zmq.Context.instance(), RCVHWM)
         if self.keys is not None:
             self._curve = self.keys.kernel_server()
             self._curve.serve(self.sock)
