@@ -197,9 +197,6 @@ class NodeRuntime:
         except Exception:
             log.exception("setup failed", node=self.id)
             return 1
-        for name, handler in self.handlers.items():
-            if name in self.queues:
-                self._spawn(self._consume(name, handler))
         self._spawn(self._heartbeat())
         self._spawn(self.links.tap_flusher())
         self.state = "ready"
@@ -207,6 +204,12 @@ class NodeRuntime:
         await self._wait_started_or_stopped()
         if not self._stop.is_set():
             self.state = "running"
+            # Handlers run only once ``start`` is processed, and so every ``peers`` update the kernel
+            # sent before it: data can reach the inbox before the control socket is read, and a
+            # handler that asks a node announced meanwhile must find it (messages wait in the queue).
+            for name, handler in self.handlers.items():
+                if name in self.queues:
+                    self._spawn(self._consume(name, handler))
             if self.is_driver:
                 self._run_task = self._spawn(self._drive())
             await self._stop.wait()
