@@ -513,6 +513,9 @@ def test_cli_tasks_counts_and_lists_what_cannot_run(tmp_path):
     run = cli("tasks", str(bad), str(SHOPPING))
     assert run.returncode == 2 and f"{bad}: task 3: eval.reference_answers.one_of" in run.stderr
     assert "1 tasks in 1 files" in run.stdout
+    assert "all tasks can run" not in run.stdout and "1 of 2 files could not be read" in run.stdout
+    missing = cli("tasks", str(tmp_path / "missing.json"))
+    assert missing.returncode == 2 and f"{tmp_path / 'missing.json'}: cannot read" in missing.stderr
 
 
 def test_cli_score_prints_the_reward_last():

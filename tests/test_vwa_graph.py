@@ -70,3 +70,11 @@ def test_gold_actions_score_one_and_perturbed_ones_zero(tmp_path: Path) -> None:
         assert m["success"] == 0.0, (task["task_id"], m)
         assert m["failed_checks"], m
     assert wrong[6]["score_string_match"] == 1.0 and wrong[6]["score_page_image_query"] == 0.0
+
+
+def test_validate_refuses_an_unreadable_task_file_before_anything_starts(tmp_path):
+    broken = tmp_path / "tasks.json"
+    broken.write_text('[{"task_id": 1, "sites": ')
+    result = launch("validate", "vwa_gold.yaml", "--set", f"env.tasks=[{broken}]")
+    assert result.returncode != 0
+    assert f"node 'env': tasks: {broken}: line 1 column" in result.stderr, result.stderr

@@ -31,7 +31,7 @@ from kernel.sdk.node import Episode, service
 from nodes.browser.actions import ACTION_NAMES, ELEMENT_ACTIONS, ActionError, parse_action
 from nodes.browser.sandbox import Sandbox, netloc_of
 from nodes.browser.session import AND, BrowserEpisode, BrowserSession, Capture, EpisodeSpec, Settings
-from nodes.browser.vwa.tasks import VwaTask, load_task_files, resolve_placeholders
+from nodes.browser.vwa.tasks import TaskFileError, VwaTask, load_task_files, resolve_placeholders
 
 __all__ = ["BrowserEnv", "spec_from_task"]
 
@@ -115,6 +115,17 @@ class BrowserEnv(EnvNode):
 
     env = "browser"
     params: Params
+
+    @classmethod
+    def preflight(cls, params: Any) -> list[str]:
+        """A missing browser or an unreadable task file stops the run before any process starts."""
+        found = [] if Path(params.chromium).exists() else [
+            f"chromium: {params.chromium} does not exist (bash setup.sh installs Debian's chromium)"]
+        try:
+            load_task_files(_task_path(t) for t in params.tasks)
+        except TaskFileError as exc:
+            found.append(f"tasks: {exc}")
+        return found
 
     async def setup(self) -> None:
         p = self.params

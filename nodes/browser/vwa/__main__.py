@@ -63,8 +63,10 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         print(f"cannot run ({len({(t.source, t.task_id) for t, _ in blocked})} tasks):")
         for task, problem in blocked:
             print(f"  {task.source}: task {task.task_id}: {problem}")
-    else:
+    elif not unreadable:
         print("all tasks can run")
+    if unreadable:
+        print(f"{unreadable} of {len(args.files)} files could not be read (errors above)")
     return 2 if unreadable else 1 if blocked else 0
 
 

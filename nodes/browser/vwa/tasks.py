@@ -40,7 +40,7 @@ class TaskFileError(ValueError):
 
     def __init__(self, file: str | Path, task: str, key: str, message: str) -> None:
         self.file, self.task, self.key = str(file), task, key
-        where = f"{file}: {task}" + (f": {key}" if key else "")
+        where = ": ".join(part for part in (str(file), task, key) if part)
         super().__init__(f"{where}: {message}")
 
 
