@@ -230,6 +230,16 @@ def test_the_observation_is_shown_with_pretty_hosts_and_the_previous_action():
                                          "outside the sites)")
 
 
+def test_the_observation_text_is_cut_at_a_line_end_when_asked():
+    obs = recorded("axtree")
+    full = episode().shown(obs)["text"]
+    web = WebEpisode(HostMap(HOSTS), EarlyStopLimits(), max_text_chars=500)
+    cut = web.shown(obs)["text"]
+    assert len(cut) <= 500 and full.startswith(cut) and full[len(cut)] == "\n"
+    assert WebEpisode(HostMap({}), EarlyStopLimits(), max_text_chars=5).shown({"text": "abcdefgh"})["text"] == "abcde"
+    assert load_template("browser_som").defaults["max_text_chars"] == 15360  # VWA: 3840 tokens
+
+
 # -- the agent on the bus ------------------------------------------------------------------------
 class ScriptedModel(Node):
     """Stands in for the model node: each reply is chosen by the test; an exception is raised as
@@ -374,3 +384,29 @@ async def test_an_input_image_that_cannot_be_loaded_ends_the_episode_with_an_err
     obs = {**recorded("som"), "frame": FRAME, "goal_images": [str(tmp_path / "missing.png")]}
     sent, requests, _ = await drive(tmp_path / "run", [obs], [say("click [1]")])
     assert requests == [] and sent[0].startswith("stop [ERROR: input image 1 (") and "no image file" in sent[0]
+
+
+@pytest.mark.timeout(900)
+async def test_the_accessibility_tree_prompt_goes_through_the_embedded_model(tmp_path, embedded_url):
+    """The real model (SmolLM2-135M; it will rarely act well): the VWA prompt, the tree cut, fits it and its
+    reply goes through the parser, giving a readable action or none, never an error."""
+    sent = []
+    async with Harness(quiet=True, run_dir=tmp_path) as h:
+        h.add("model", "nodes.model.client:ChatModel", params={
+            "base_url": embedded_url, "model": "smollm2-135m-instruct", "api_key_env": "none", "vision": False,
+            "sampling": {"temperature": 0, "max_tokens": 32}})
+        # its context is 2048 tokens: the tree is cut as VWA cuts it for short-context models
+        h.add("agent", "nodes.agent.llm:LLMAgent", params={"hosts": HOSTS, "model": "model", "max_text_chars": 2000,
+                                                             "regenerate": 0},  # one call: ~15 s on 2 cores
+              inputs={"obs": {"from": "probe/obs", "policy": "fifo"}})
+        probe = h.probe(inputs={"action": "agent/action"}, outputs=["obs"])
+        await h.start()
+        await probe.publish("obs", {**recorded("axtree"), "episode": "ep00001", "t": 0}, step=0)
+        sent.append((await asyncio.wait_for(probe.recv("action"), 600)).body)
+    record = read_records(tmp_path / "steps" / "agent.jsonl")[0]
+    assert record["error"] is None and record["response"] and record["attempts"] == 1
+    assert record["usage"]["prompt_tokens"] > 1000  # the system prompt and the tree's first 2000 characters
+    if record["valid"]:
+        assert sent[0] == HostMap(HOSTS).to_local(record["action"]) and canonical_action(sent[0]) == sent[0]
+    else:
+        assert sent[0] is None

@@ -66,6 +66,9 @@ class LLMParams(NodeParams):
     hosts: dict[str, str] = Field(default_factory=dict, description="browser environments: pretty base URL -> "
                                   "local base URL, e.g. {'http://classifieds.com': 'http://127.0.0.1:9980'}; the model "
                                   "sees the pretty names and the URLs in its actions are mapped back")
+    max_text_chars: int | None = Field(None, ge=1, description="browser environments: cut the observation text "
+                                       "to this many characters; default the template's (VWA: 3840 tokens, "
+                                       "about 15360 characters; 640 tokens for short-context models)")
     early_stop: EarlyStopLimits = Field(default_factory=EarlyStopLimits, description="browser environments: "
                                         "VWA's early stops (max_steps, parse_failures, repeats); on_invalid does "
                                         "not apply there, an unreadable reply is sent as no action")
@@ -147,7 +150,7 @@ class LLMAgent(Node):
             if self.planning != "online":
                 raise ValueError("a browser environment is played online (VWA's setting); planning: global "
                                  "has no meaning there")
-            self.web = WebEpisode(self.hosts, self.params.early_stop)
+            self.web = WebEpisode(self.hosts, self.params.early_stop, self._setting("max_text_chars", None))
 
     @on_input("obs")
     async def act(self, msg: Message) -> None:
@@ -253,6 +256,8 @@ class LLMAgent(Node):
         if web.image_error is not None:
             return stop_action(f"ERROR: {web.image_error}"), {**record, "error": web.image_error}
         if (reason := web.early_stop()) is not None:
+            self.stats["early_stops"] += 1
+            await self._report()
             return stop_action(f"Early stop: {reason}"), {**record, "early_stop": reason}
         found, record = await self._decide(web.shown(obs), "online")
         if record["error"] is not None:
@@ -289,10 +294,12 @@ class LLMAgent(Node):
         top = max(self.chosen.values(), default=0) / n if n else 0.0
         ife = unparsable > self.ife_share or (n >= self.ife_min_steps and top > self.ife_share)
         assert self.episode is not None
+        values = {"decisions": n, "unparsable": self.stats["unparsable"], "regenerations": self.stats["regenerations"],
+                  "model_errors": self.stats["model_errors"], "top_action_share": round(top, 4), "ife": int(ife)}
+        if self.web is not None:
+            values["early_stop"] = self.stats["early_stops"]  # 1 when VWA's early stop ended the episode
         try:
-            await self.report(self.episode, **{f"{self.metric_prefix}_{k}": v for k, v in {
-                "decisions": n, "unparsable": self.stats["unparsable"], "regenerations": self.stats["regenerations"],
-                "model_errors": self.stats["model_errors"], "top_action_share": round(top, 4), "ife": int(ife)}.items()})
+            await self.report(self.episode, **{f"{self.metric_prefix}_{k}": v for k, v in values.items()})
         except (RemoteError, RequestTimeout) as exc:  # an episode the judge already closed
             self.log.debug("agent metrics not recorded", episode=self.episode, error=str(exc))
 

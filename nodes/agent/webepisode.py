@@ -89,6 +89,15 @@ def load_image(ref: str, hosts: HostMap) -> np.ndarray:
         return np.asarray(image.convert("RGB"))
 
 
+def _cut(text: str, limit: int | None) -> str:
+    """``text`` cut to ``limit`` characters, at a line end where there is one (a page is read top
+    down, so the end goes)."""
+    if limit is None or len(text) <= limit:
+        return text
+    head = text[:limit]
+    return head.rsplit("\n", 1)[0] if "\n" in head else head
+
+
 @dataclass
 class WebEpisode:
     """One browser episode as the agent sees it: the host mapping, the previous action and the
@@ -96,6 +105,7 @@ class WebEpisode:
 
     hosts: HostMap
     limits: EarlyStopLimits
+    max_text_chars: int | None = None  # VWA cuts the observation text (3840 tokens; 640 for short contexts)
     history: list[str | None] = field(default_factory=list)
     previous: str = NO_ACTION
     goal_images: list[np.ndarray] | None = None  # loaded on the first step
@@ -122,7 +132,7 @@ class WebEpisode:
         error, and the previous action (with its error) as a template field."""
         pretty = self.hosts.to_pretty
         out = dict(obs)
-        out["text"] = pretty(str(obs.get("text") or ""))
+        out["text"] = _cut(pretty(str(obs.get("text") or "")), self.max_text_chars)
         out["url"] = pretty(str(obs.get("url") or ""))
         if isinstance(obs.get("tabs"), list):
             out["tabs"] = [pretty(str(t)) for t in obs["tabs"]]
