@@ -3,11 +3,13 @@
 It reaches its model only through the model node's ``chat`` service, so the same agent plays with
 GPT-4o, a vLLM server or the embedded CPU model; and it learns the environment only from the
 observation (``docs/environments.md``), so one class plays every pack, with a prompt template per
-environment family.
+environment family. Browser environments get VisualWebArena's setting (``nodes.agent.webepisode``):
+a single-turn prompt with the previous action only, pretty host names and VWA's early stops.
 """
 
 from __future__ import annotations
 
+import asyncio
 import random
 import zlib
 from collections import Counter
@@ -21,6 +23,8 @@ from nodes.agent.memory import ALL, ChatMemory, Turn, window
 from nodes.agent.parsers import get_parser
 from nodes.agent.records import StepRecords, printable
 from nodes.agent.templates import Template, fields_of, load_template
+from nodes.agent.webactions import HostMap
+from nodes.agent.webepisode import EarlyStopLimits, WebEpisode, browser_template, load_image, stop_action
 
 STOP = {"stop": True}
 
@@ -59,6 +63,21 @@ class LLMParams(NodeParams):
     ife_share: float = Field(0.9, ge=0, le=1, description="share of invalid replies that flags an "
                              "instruction-following error")
     ife_min_steps: int = Field(10, ge=0, description="steps an episode needs before the IFE flag applies")
+    hosts: dict[str, str] = Field(default_factory=dict, description="browser environments: pretty base URL -> "
+                                  "local base URL, e.g. {'http://classifieds.com': 'http://127.0.0.1:9980'}; the model "
+                                  "sees the pretty names and the URLs in its actions are mapped back")
+    max_text_chars: int | None = Field(None, ge=1, description="browser environments: cut the observation text "
+                                       "to this many characters; default the template's (VWA: 3840 tokens, "
+                                       "about 15360 characters; 640 tokens for short-context models)")
+    early_stop: EarlyStopLimits = Field(default_factory=EarlyStopLimits, description="browser environments: "
+                                        "VWA's early stops (max_steps, parse_failures, repeats); on_invalid does "
+                                        "not apply there, an unreadable reply is sent as no action")
+
+    @field_validator("hosts")
+    @classmethod
+    def _host_map(cls, hosts: dict[str, str]) -> dict[str, str]:
+        HostMap(hosts)  # ValueError naming the entry that is not a base URL or not one-to-one
+        return hosts
 
     @field_validator("parser")
     @classmethod
@@ -92,6 +111,8 @@ class LLMAgent(Node):
         # copies of a replica group (agent-0, agent-1, ...) report under one name, so episodes compare
         self.metric_prefix = self.id.removesuffix(f"-{p.replica}") if p.replica is not None else self.id
         self.episode: str | None = None
+        self.hosts = HostMap(p.hosts)
+        self.web: WebEpisode | None = None
 
     async def teardown(self) -> None:
         self.records.close()
@@ -104,8 +125,8 @@ class LLMAgent(Node):
         return self.template.defaults.get(key, default)
 
     def _new_episode(self, obs: dict[str, Any]) -> None:
-        if self.template is None or (not self.params.template and self.template.name != _family(obs)):
-            self.template = load_template(_family(obs))
+        if self.template is None or (not self.params.template and self.template.name != _default_template(obs)):
+            self.template = load_template(_default_template(obs))
         memory_task = bool(obs.get("memory"))
         history = self._setting("history", True)
         am = window(self._setting("am", ALL if memory_task else 5), "am") if history else 0
@@ -124,6 +145,12 @@ class LLMAgent(Node):
         self.chosen = Counter[str]()
         self.invalid_streak = 0
         self.rng = random.Random(zlib.crc32(f"{self.seed}/{self.id}/{self.episode}".encode()))
+        self.web = None
+        if _family(obs) == "browser":
+            if self.planning != "online":
+                raise ValueError("a browser environment is played online (VWA's setting); planning: global "
+                                 "has no meaning there")
+            self.web = WebEpisode(self.hosts, self.params.early_stop, self._setting("max_text_chars", None))
 
     @on_input("obs")
     async def act(self, msg: Message) -> None:
@@ -136,7 +163,9 @@ class LLMAgent(Node):
         record: dict[str, Any] = {"episode": self.episode, "t": obs.get("t"), "mode": self.planning}
         with tracing.root_span("agent.step", **{"framebus.agent": self.id, "framebus.episode": self.episode,
                                                 "framebus.step": obs.get("t")}):
-            if self.planning == "global":
+            if self.web is not None:
+                action, record = await self._browse(obs)
+            elif self.planning == "global":
                 if self.plan is None:
                     found, record = await self._decide(obs, "global")
                     self.plan = list(found) or [self._invalid(obs)]
@@ -156,8 +185,11 @@ class LLMAgent(Node):
         fields = {**fields_of(obs), "observation": "{observation}"}
         key = "first" if not self.memory.turns else "next"
         prompt = tpl.render(key, getattr(tpl, key), fields)
-        frames = [f for f in (*(obs.get("frames") or ()), obs.get("frame")) if f is not None]
-        self.memory.add(Turn(prompt=prompt, text=str(obs.get("text", "")), frames=frames))
+        if self.web is not None:
+            self.memory.add(self.web.turn(prompt, obs, self.images))
+        else:
+            frames = [f for f in (*(obs.get("frames") or ()), obs.get("frame")) if f is not None]
+            self.memory.add(Turn(prompt=prompt, text=str(obs.get("text", "")), frames=frames))
         head = self._head(obs, mode)
         parser = get_parser(self.params.parser) if self.params.parser else tpl.parser(mode)
         allowed = [str(a) for a in obs.get("actions") or []]
@@ -205,6 +237,33 @@ class LLMAgent(Node):
         await self._report()
         return found, record
 
+    async def _browse(self, obs: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """One VWA step: stop early if stuck, else ask the model about the observation with pretty
+        host names and send its action with the local ones (None for an unreadable reply)."""
+        web = self.web
+        assert web is not None
+        if web.goal_images is None:
+            web.goal_images = []
+            refs = [str(r) for r in obs.get("goal_images") or ()] if self.images else []
+            for i, ref in enumerate(refs, start=1):
+                try:
+                    web.goal_images.append(await asyncio.to_thread(load_image, ref, self.hosts))
+                except (OSError, ValueError) as exc:  # also urllib's errors and Pillow's unreadable files
+                    web.image_error = f"input image {i} ({ref[:120]}) could not be loaded: {exc}"
+                    self.log.warning("input image not loaded", episode=self.episode, error=web.image_error)
+                    break
+        record: dict[str, Any] = {"episode": self.episode, "t": obs.get("t"), "mode": "online"}
+        if web.image_error is not None:
+            return stop_action(f"ERROR: {web.image_error}"), {**record, "error": web.image_error}
+        if (reason := web.early_stop()) is not None:
+            self.stats["early_stops"] += 1
+            await self._report()
+            return stop_action(f"Early stop: {reason}"), {**record, "early_stop": reason}
+        found, record = await self._decide(web.shown(obs), "online")
+        if record["error"] is not None:
+            return stop_action(f"ERROR: {record['error']}"), record
+        return web.took(found[0] if found else None, record["response"]), record
+
     def _head(self, obs: dict[str, Any], mode: str) -> list[dict[str, Any]]:
         assert self.template is not None
         tpl = self.template
@@ -235,12 +294,21 @@ class LLMAgent(Node):
         top = max(self.chosen.values(), default=0) / n if n else 0.0
         ife = unparsable > self.ife_share or (n >= self.ife_min_steps and top > self.ife_share)
         assert self.episode is not None
+        values = {"decisions": n, "unparsable": self.stats["unparsable"], "regenerations": self.stats["regenerations"],
+                  "model_errors": self.stats["model_errors"], "top_action_share": round(top, 4), "ife": int(ife)}
+        if self.web is not None:
+            values["early_stop"] = self.stats["early_stops"]  # 1 when VWA's early stop ended the episode
         try:
-            await self.report(self.episode, **{f"{self.metric_prefix}_{k}": v for k, v in {
-                "decisions": n, "unparsable": self.stats["unparsable"], "regenerations": self.stats["regenerations"],
-                "model_errors": self.stats["model_errors"], "top_action_share": round(top, 4), "ife": int(ife)}.items()})
+            await self.report(self.episode, **{f"{self.metric_prefix}_{k}": v for k, v in values.items()})
         except (RemoteError, RequestTimeout) as exc:  # an episode the judge already closed
             self.log.debug("agent metrics not recorded", episode=self.episode, error=str(exc))
+
+
+def _default_template(obs: dict[str, Any]) -> str:
+    """The bundled template for an observation: its env family's, and for a browser the one of
+    its observation setting (Set-of-Marks, accessibility tree, or the tree with a screenshot)."""
+    family = _family(obs)
+    return browser_template(obs) if family == "browser" else family
 
 
 def _family(obs: dict[str, Any]) -> str:

@@ -27,6 +27,8 @@ class Turn:
     text: str  # the observation's text rendering
     frames: list[np.ndarray] = field(default_factory=list)
     reply: str | None = None
+    labels: list[str] = field(default_factory=list)  # a text part before each frame (VWA: "(1) current page ...")
+    keep_text: bool = False  # show the text rendering beside the frames, not a pointer to them
 
 
 def window(value: Any, name: str) -> int:
@@ -48,6 +50,8 @@ class ChatMemory:
 
     def add(self, turn: Turn) -> None:
         self.turns.append(turn)
+        if self.am != ALL and len(self.turns) > self.am + 1:
+            del self.turns[: len(self.turns) - self.am - 1]  # never shown again: do not hold their frames
 
     def messages(self, head: list[dict[str, Any]], retry: list[tuple[str, str]] = ()) -> list[dict[str, Any]]:
         """The chat for the newest turn: ``head`` (system prompt), the past turns AM keeps, the newest
@@ -71,6 +75,10 @@ class ChatMemory:
             return turn.prompt.replace("{observation}", DROPPED)
         if not self.images or not turn.frames:
             return turn.prompt.replace("{observation}", turn.text)
-        parts: list[dict[str, Any]] = [{"type": "text", "text": turn.prompt.replace("{observation}", IMAGE_POINTER)}]
-        parts += [{"type": "image", "image": frame} for frame in turn.frames]
+        shown = turn.text if turn.keep_text else IMAGE_POINTER
+        parts: list[dict[str, Any]] = [{"type": "text", "text": turn.prompt.replace("{observation}", shown)}]
+        for i, frame in enumerate(turn.frames):
+            if i < len(turn.labels):
+                parts.append({"type": "text", "text": turn.labels[i]})
+            parts.append({"type": "image", "image": frame})
         return parts

@@ -12,6 +12,8 @@ import re
 import string
 from typing import Callable, Sequence
 
+from nodes.agent.webactions import fenced_action
+
 Parser = Callable[[str, Sequence[str]], list[str]]
 
 _STRIP = " \t\r\n`'\"*.:;!"
@@ -100,6 +102,7 @@ PARSERS: dict[str, Parser] = {
     "answer_option": answer_option,
     "first_mention": first_mention,
     "mention_list": mention_list,
+    "fenced_action": fenced_action,  # VisualWebArena: ```action [arg]``` after "In summary, ..."
 }
 
 
