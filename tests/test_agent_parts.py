@@ -59,6 +59,21 @@ def test_every_bundled_template_loads_and_renders():
         assert "{observation}" in tpl.render("first", tpl.first, {**fields, "observation": "{observation}"})
 
 
+def test_cot_lines_reach_the_template_with_unquoted_yaml_keys(tmp_path):
+    """YAML reads unquoted on/off as booleans; both spellings must give the on and off lines."""
+    for path in BUNDLED.glob("*.yaml"):
+        tpl = load_template(path.stem)
+        assert set(tpl.cot) == {"on", "off"}
+    assert load_template("sokoban").cot["on"].startswith("Before you answer")
+    mine = tmp_path / "mine.yaml"
+    base = "system: s\nio: {online: o}\nfirst: '{observation}'\nnext: '{observation}'\nparser: first_mention\n"
+    mine.write_text(base + "cot:\n  on: think\n  off: answer\n")
+    assert load_template(str(mine)).cot == {"on": "think", "off": "answer"}
+    mine.write_text(base + "cot: {maybe: x}\n")
+    with pytest.raises(TemplateError, match=r"mine.yaml: cot.maybe: unknown key; allowed: on, off"):
+        load_template(str(mine))
+
+
 def test_template_errors_name_the_file_and_what_is_allowed(tmp_path):
     with pytest.raises(TemplateError, match="no bundled prompt template 'sokobna'; bundled: .*sokoban"):
         load_template("sokobna")

@@ -98,6 +98,7 @@ def load_template(name_or_path: str) -> Template:
     for key in ("first", "next"):
         if "{observation}" not in data[key]:
             raise TemplateError(f"{path}: {key} must contain {{observation}}, where the observation goes")
+    cot = _cot_lines(path, data.get("cot"))
     parsers = dict(data["parser"]) if isinstance(data["parser"], dict) else {"online": data["parser"]}
     for mode, parser in parsers.items():
         try:
@@ -106,8 +107,26 @@ def load_template(name_or_path: str) -> Template:
             raise TemplateError(f"{path}: parser.{mode}: {exc}") from None
     return Template(
         name=path.stem, source=path, system=data["system"], io=dict(data["io"]),
-        cot=dict(data.get("cot") or {"on": "", "off": ""}), first=data["first"], next=data["next"],
+        cot=cot, first=data["first"], next=data["next"],
         regenerate=data.get("regenerate", "That reply did not follow the output format. Answer again, "
                                           "following the format exactly."),
         parsers=parsers, icl=data.get("icl", ""), defaults=dict(data.get("defaults") or {}),
     )
+
+
+def _cot_lines(path: Path, raw: Any) -> dict[str, str]:
+    """The ``cot`` mapping with string keys: YAML 1.1 reads an unquoted ``on:``/``off:`` as true/false,
+    and a lookup of "on" would then find nothing and drop the line from every prompt."""
+    if raw is None:
+        return {"on": "", "off": ""}
+    if not isinstance(raw, dict):
+        raise TemplateError(f"{path}: cot must be a mapping with the keys on and off")
+    lines: dict[str, str] = {}
+    for key, text in raw.items():
+        name = {True: "on", False: "off"}.get(key, key) if isinstance(key, bool) else key
+        if name not in ("on", "off"):
+            raise TemplateError(f"{path}: cot.{key}: unknown key; allowed: on, off")
+        if not isinstance(text, str):
+            raise TemplateError(f"{path}: cot.{name} must be text")
+        lines[name] = text
+    return {"on": lines.get("on", ""), "off": lines.get("off", "")}
