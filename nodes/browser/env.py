@@ -165,11 +165,9 @@ class BrowserEnv(EnvNode):
         return "som" if "som" in self.wanted else "axtree" if "axtree" in self.wanted else None
 
     async def teardown(self) -> None:
-        for episode_id in list(getattr(self, "leased", {})):
-            try:
-                await self._release_sites(episode_id)
-            except Exception as exc:  # a site node already gone: its leases went with it
-                self.log.warning("lease not released", episode=episode_id, error=str(exc))
+        if getattr(self, "leased", None):  # a last courtesy, bounded: the sites may be stopping too
+            await asyncio.gather(*(self.request(node, "site.release", {"prefix": f"{self.id}/"}, timeout=0.5)
+                                   for node in set(self.params.site_nodes.values())), return_exceptions=True)
         current = getattr(self, "browser", None)
         for browser in [*getattr(self, "finished", {}).values(), *([current] if current else [])]:
             await browser.close()
@@ -235,7 +233,11 @@ class BrowserEnv(EnvNode):
             task.add_done_callback(self._closing.discard)
 
     async def _site_urls(self) -> None:
-        """Ask each site node its base URL once (a site on port 0 learns its port when it starts)."""
+        """Ask each site node its base URL once (a site on port 0 learns its port when it starts);
+        at the same time drop leases an earlier run of this node (before a restart) left behind."""
+        if self.params.site_nodes and not self.hosts.keys() >= self.params.site_nodes.keys():
+            for node in sorted(set(self.params.site_nodes.values())):
+                await self.request(node, "site.release", {"prefix": f"{self.id}/"}, timeout=self.params.reset_timeout_s)
         for key, node in self.params.site_nodes.items():
             if key not in self.hosts:
                 url = str(await self.request(node, "site.url", None, timeout=self.params.reset_timeout_s))

@@ -75,7 +75,7 @@ def site_rate(name: str, site: str) -> float | None:
     columns = (*SITES, "overall")
     if row is None or site not in columns:
         return None
-    return row[1 + columns.index(site)] / 100
+    return round(row[1 + columns.index(site)] / 100, 6)
 
 
 def difficulty_rate(name: str, reasoning: str, visual: str) -> float | None:
@@ -83,10 +83,10 @@ def difficulty_rate(name: str, reasoning: str, visual: str) -> float | None:
     grid = DIFFICULTY.get(name, {}).get(reasoning)
     if grid is None or visual not in LEVELS:
         return None
-    return grid[LEVELS.index(visual)] / 100
+    return round(grid[LEVELS.index(visual)] / 100, 6)
 
 
 def table() -> dict[str, dict[str, float | str]]:
     """Every published row as a fraction per site, with the table it comes from."""
-    return {name: {"source": src, **{col: v / 100 for col, v in zip((*SITES, "overall"), values, strict=True)}}
+    return {name: {"source": src, **{col: round(v / 100, 6) for col, v in zip((*SITES, "overall"), values, strict=True)}}
             for name, (src, *values) in TABLE.items()}

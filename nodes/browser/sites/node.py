@@ -119,7 +119,11 @@ class SiteNode(Node):
 
     @service("site.release")
     def release(self, body: Any) -> int:
-        """Give back the leases of ``holder`` (or of each of ``holders``); returns how many were held."""
+        """Give back the leases of ``holder``, of each of ``holders``, or of every holder whose name
+        starts with ``prefix`` (a restarted environment's leftovers); returns how many were held."""
+        prefix = _field(body, "prefix", str, None)
+        if prefix:
+            return sum(self._release(h) for h in list(self.leases.held) if h.startswith(prefix))
         holders = _field(body, "holders", list, None)
         if holders is None:
             holders = [_field(body, "holder", str, None)]
