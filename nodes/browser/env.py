@@ -105,6 +105,8 @@ class BrowserEnv(EnvNode):
                                            "{__CLASSIFIEDS__: classifieds}: its site.url is the base URL, its "
                                            "site.reset resets it")
         reset_timeout_s: float = Field(30.0, gt=0, description="longest wait for a site reset (require_reset)")
+        leases: bool = Field(True, description="lease the site_nodes for each episode (shared, or exclusive to "
+                             "reset them), so replicas of this env can share the sites; false: sites this env alone uses")
         lease_timeout_s: float = Field(600.0, gt=0, description="longest wait for the site_nodes' leases at an "
                                        "episode's start (an exclusive one waits for other replicas' episodes "
                                        "on the site to be judged)")
@@ -212,6 +214,8 @@ class BrowserEnv(EnvNode):
     async def _lease_sites(self, episode_id: str, task: dict[str, Any]) -> str:
         holder = f"{self.id}/{episode_id}"
         await self._release_sites(episode_id)  # a replayed episode asks afresh
+        if not self.params.leases:
+            return holder
         exclusive = self._reset_nodes(task)
         wait = self.params.lease_timeout_s
         for node in sorted(set(self.params.site_nodes.values())):
@@ -252,7 +256,8 @@ class BrowserEnv(EnvNode):
         for site in task.get("sites") or ():
             key = f"__{str(site).upper()}__"
             if key in self.params.site_nodes:
-                await self.request(self.params.site_nodes[key], "site.reset", {"holder": holder},
+                await self.request(self.params.site_nodes[key], "site.reset",
+                                   {"holder": holder} if self.params.leases else None,
                                    timeout=self.params.reset_timeout_s)
             elif key in self.hosts:
                 await asyncio.to_thread(_post_reset, self.hosts[key], self.params.reset_timeout_s)
