@@ -120,21 +120,28 @@ class VwaJudge(Node):
             task = parse_task(reply["task"], file=f"{env}:vwa.task", base_urls=None)
         except TaskFileError as exc:
             await self._unscored(episode, str(exc), {})
+            if self.params.release:
+                await self.request(env, "page.release", {"episode": episode}, timeout=self.params.timeout_s)
             return
         labels = {"task_id": str(task.task_id), "site": ",".join(task.sites), "evaluators": ",".join(task.eval.eval_types),
                   "reasoning_difficulty": task.difficulty("reasoning"), "visual_difficulty": task.difficulty("visual"),
                   "overall_difficulty": task.difficulty("overall"), "steps": int(step["t"]) + 1,
                   "answered": float(info.get("answer") is not None), "stopped": bool(info.get("stopped"))}
+        try:
+            await self._score(env, episode, task, info, labels, reply.get("base_urls") or {})
+        finally:  # after the episode has ended: its sites' leases go with the page (a reset may follow)
+            if self.params.release:
+                await self.request(env, "page.release", {"episode": episode}, timeout=self.params.timeout_s)
+
+    async def _score(self, env: str, episode: str, task: Any, info: dict[str, Any], labels: dict[str, Any],
+                     base_urls: Mapping[str, str]) -> None:
         page = BusPageServices(self, env, episode, self.params.timeout_s)
         try:
-            graders = await self._graders(reply.get("base_urls") or {}, task.eval.eval_types)
+            graders = await self._graders(base_urls, task.eval.eval_types)
             result = await evaluate(task, answer=info.get("answer"), url=info.get("url"), page=page, graders=graders)
         except CannotScore as exc:
             await self._unscored(episode, str(exc), labels)
             return
-        finally:
-            if self.params.release:
-                await self.request(env, "page.release", {"episode": episode}, timeout=self.params.timeout_s)
         metrics: dict[str, Any] = {"success": float(result.reward), **labels,
                                    **{f"score_{kind}": value for kind, value in result.scores.items()},
                                    "graders": ",".join(f"{k}={v}" for k, v in sorted(result.graders.items())),
