@@ -27,6 +27,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from kernel.sdk.env import EnvNode, EnvParams, Observation, StepResult
+from kernel.sdk.env_wrappers import Wrapper
 from kernel.sdk.node import Episode, service
 from nodes.browser.actions import ACTION_NAMES, ELEMENT_ACTIONS, ActionError, parse_action
 from nodes.browser.sandbox import Sandbox, netloc_of
@@ -104,6 +105,11 @@ class BrowserEnv(EnvNode):
                                            "{__CLASSIFIEDS__: classifieds}: its site.url is the base URL, its "
                                            "site.reset resets it")
         reset_timeout_s: float = Field(30.0, gt=0, description="longest wait for a site reset (require_reset)")
+        leases: bool = Field(True, description="lease the site_nodes for each episode (shared, or exclusive to "
+                             "reset them), so replicas of this env can share the sites; false: sites this env alone uses")
+        lease_timeout_s: float = Field(600.0, gt=0, description="longest wait for the site_nodes' leases at an "
+                                       "episode's start (an exclusive one waits for other replicas' episodes "
+                                       "on the site to be judged)")
 
         @field_validator("hosts", "site_nodes")
         @classmethod
@@ -149,6 +155,8 @@ class BrowserEnv(EnvNode):
         self.tasks: list[VwaTask] = load_task_files(_task_path(t) for t in p.tasks)
         self.played: OrderedDict[str, dict[str, Any]] = OrderedDict()  # episode id -> its resolved task
         self.taken = 0  # decisions applied in this episode: the index of the next gold action
+        self.leased: dict[str, list[str]] = {}  # episode id -> site nodes it holds a lease on
+        self.ended = False
 
     def _id_space(self) -> str | None:
         p = self.params
@@ -159,6 +167,9 @@ class BrowserEnv(EnvNode):
         return "som" if "som" in self.wanted else "axtree" if "axtree" in self.wanted else None
 
     async def teardown(self) -> None:
+        if getattr(self, "leased", None):  # a last courtesy, bounded: the sites may be stopping too
+            await asyncio.gather(*(self.request(node, "site.release", {"prefix": f"{self.id}/"}, timeout=0.5)
+                                   for node in set(self.params.site_nodes.values())), return_exceptions=True)
         current = getattr(self, "browser", None)
         for browser in [*getattr(self, "finished", {}).values(), *([current] if current else [])]:
             await browser.close()
@@ -180,26 +191,73 @@ class BrowserEnv(EnvNode):
     async def reset(self, episode: Episode) -> None:
         await self._site_urls()
         task = self.episode_task(episode)
-        if task.get("require_reset"):
-            await self._reset_sites(task)
-        await self.start_task(episode.id, task)
+        holder = await self._lease_sites(episode.id, task)
+        try:
+            if task.get("require_reset"):
+                await self._reset_sites(task, holder)
+            await self.start_task(episode.id, task)
+        except BaseException:
+            await self._release_sites(episode.id)
+            raise
+
+    # -- sharing the sites between replicas ----------------------------------------------------------
+    # Every episode leases each of the site_nodes from its reset until its judge releases the final
+    # page (page.release) or the page is closed: shared where it only browses, exclusive on the
+    # sites its task resets, so a reset never lands under another replica's running or unjudged
+    # episode. Leases are taken in site-node order (no two replicas wait on each other in a cycle).
+    def _reset_nodes(self, task: dict[str, Any]) -> set[str]:
+        if not task.get("require_reset"):
+            return set()
+        nodes = self.params.site_nodes
+        return {nodes[key] for site in task.get("sites") or () if (key := f"__{str(site).upper()}__") in nodes}
+
+    async def _lease_sites(self, episode_id: str, task: dict[str, Any]) -> str:
+        holder = f"{self.id}/{episode_id}"
+        await self._release_sites(episode_id)  # a replayed episode asks afresh
+        if not self.params.leases:
+            return holder
+        exclusive = self._reset_nodes(task)
+        wait = self.params.lease_timeout_s
+        for node in sorted(set(self.params.site_nodes.values())):
+            mode = "exclusive" if node in exclusive else "shared"
+            await self.request(node, "site.lease", {"holder": holder, "mode": mode, "timeout_s": wait},
+                               timeout=wait + 30.0)
+            self.leased.setdefault(episode_id, []).append(node)
+        return holder
+
+    async def _release_sites(self, episode_id: str) -> None:
+        for node in self.leased.pop(episode_id, []):
+            await self.request(node, "site.release", {"holder": f"{self.id}/{episode_id}"},
+                               timeout=self.params.reset_timeout_s)
+
+    def _release_later(self, episode_id: str) -> None:
+        if episode_id in self.leased:
+            task = asyncio.get_running_loop().create_task(self._release_sites(episode_id))
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
 
     async def _site_urls(self) -> None:
-        """Ask each site node its base URL once (a site on port 0 learns its port when it starts)."""
+        """Ask each site node its base URL once (a site on port 0 learns its port when it starts);
+        at the same time drop leases an earlier run of this node (before a restart) left behind."""
+        if self.params.site_nodes and not self.hosts.keys() >= self.params.site_nodes.keys():
+            for node in sorted(set(self.params.site_nodes.values())):
+                await self.request(node, "site.release", {"prefix": f"{self.id}/"}, timeout=self.params.reset_timeout_s)
         for key, node in self.params.site_nodes.items():
             if key not in self.hosts:
                 url = str(await self.request(node, "site.url", None, timeout=self.params.reset_timeout_s))
                 self.hosts[key] = url
                 self.sandbox.allow(url)
 
-    async def _reset_sites(self, task: dict[str, Any]) -> None:
+    async def _reset_sites(self, task: dict[str, Any], holder: str) -> None:
         """VWA's ``require_reset``: every site of the task back to its seeded state before it starts:
-        the site node's ``site.reset`` where one is named, else ``POST <base>/reset``."""
+        the site node's ``site.reset`` (under ``holder``'s exclusive lease) where one is named, else
+        ``POST <base>/reset`` (no other replica is known to share it then)."""
         label = f"task {task.get('task_id', '?')}"
         for site in task.get("sites") or ():
             key = f"__{str(site).upper()}__"
             if key in self.params.site_nodes:
-                await self.request(self.params.site_nodes[key], "site.reset", None,
+                await self.request(self.params.site_nodes[key], "site.reset",
+                                   {"holder": holder} if self.params.leases else None,
                                    timeout=self.params.reset_timeout_s)
             elif key in self.hosts:
                 await asyncio.to_thread(_post_reset, self.hosts[key], self.params.reset_timeout_s)
@@ -222,6 +280,7 @@ class BrowserEnv(EnvNode):
         while len(self.played) > self.params.keep_finished + 1:
             self.played.popitem(last=False)
         self.taken = 0
+        self.ended = False  # set by the last wrapper when this episode's last step is done
         self.goal, self.goal_images = spec.intent, spec.images
         self.last_error, self.rejection = "", None
         await self._capture()
@@ -229,8 +288,9 @@ class BrowserEnv(EnvNode):
     def _finish(self, episode_id: str, browser: BrowserEpisode) -> None:
         self.finished[episode_id] = browser
         while len(self.finished) > self.params.keep_finished:
-            _, old = self.finished.popitem(last=False)
+            old_id, old = self.finished.popitem(last=False)
             self._close_later(old)
+            self._release_later(old_id)
 
     def _close_later(self, browser: BrowserEpisode) -> None:
         task = asyncio.get_running_loop().create_task(browser.close())
@@ -305,6 +365,9 @@ class BrowserEnv(EnvNode):
         info["url"] = self.browser.page.url
         return StepResult(info=info)
 
+    def wrappers(self) -> list[Wrapper]:
+        return [*super().wrappers(), _SeesTheEnd(self)]
+
     def metrics(self, last: Any) -> dict[str, Any]:
         return {**super().metrics(last), "answered": float(last["info"].get("answer") is not None)}
 
@@ -369,6 +432,8 @@ class BrowserEnv(EnvNode):
         browser = self.finished.pop(episode, None) if isinstance(episode, str) else None
         if browser is not None:
             await browser.close()
+        if isinstance(episode, str) and (episode != self.episode_id or self.ended):
+            await self._release_sites(episode)  # judged: its sites are free for a reset
         return browser is not None
 
     @service("describe")
@@ -394,6 +459,19 @@ class BrowserEnv(EnvNode):
         task = self.played.get(self.episode_id or "", {})
         gold = task.get("gold_actions") or []
         return str(gold[self.taken]) if self.taken < len(gold) else None
+
+
+class _SeesTheEnd(Wrapper):
+    """Last of the wrappers: tells the environment its episode is over (by its own stop, a stop
+    request or the time limit), so a judge's page.release may free the episode's sites."""
+
+    def __init__(self, env: BrowserEnv) -> None:
+        self.env = env
+
+    def result(self, t: int, result: StepResult) -> StepResult:
+        if result.done:
+            self.env.ended = True
+        return result
 
 
 def _task_path(path: str) -> Path:

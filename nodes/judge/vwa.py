@@ -18,11 +18,12 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from kernel.sdk.node import Message, Node, NodeParams, on_input
 from nodes.browser.vwa.page import IMAGES_JS, PageImage
 from nodes.browser.vwa.tasks import TaskFileError, parse_task
+from nodes.judge import vwa_paper
 from nodes.judge.vwa_eval import CannotScore, Graders, evaluate
 from nodes.judge.vwa_graders import ModelNodeAnswerer, ModelNodeGrader, OracleAnswerer
 
@@ -84,7 +85,15 @@ class VwaJudgeParams(NodeParams):
     vision: str | None = Field(None, description="a model node answering eval_vqa questions about images")
     grader: str | None = Field(None, description="a model node grading fuzzy_match and N/A reasons (LLM judge)")
     timeout_s: float = Field(60.0, gt=0, description="longest wait for one page.* or model request")
-    release: bool = Field(True, description="close the episode's final page once it is scored")
+    release: bool = Field(True, description="close the episode's final page once it is scored (which also "
+                          "frees its sites' leases for other replicas' resets)")
+    paper_model: str = Field("GPT-4V / Image + Caps + SoM", description="the row of VWA's Table 3 (or 5) "
+                             "printed beside ours per site and, where Figure 6 has it, per difficulty")
+
+    @field_validator("paper_model")
+    @classmethod
+    def _known_row(cls, name: str) -> str:
+        return vwa_paper.check_model(name)
 
 
 class VwaJudge(Node):
@@ -96,7 +105,8 @@ class VwaJudge(Node):
 
     async def setup(self) -> None:
         self.oracle: SitesOracle | None = None
-        self.totals: dict[str, dict[str, int]] = {}
+        self.tally = Tally(self.params.paper_model)
+        self.summarize("vwa", self.tally.summary())
 
     @on_input("step")
     async def judge(self, msg: Message) -> None:
@@ -104,35 +114,44 @@ class VwaJudge(Node):
         if not step["done"]:
             return
         episode, info = step["episode"], step["info"]
-        env = self.params.env or self.sources("step")[0]
+        env = self.params.env or msg.src  # with replicas, the env that played this episode
         reply = await self.request(env, "vwa.task", {"episode": episode}, timeout=self.params.timeout_s)
         try:
             task = parse_task(reply["task"], file=f"{env}:vwa.task", base_urls=None)
         except TaskFileError as exc:
             await self._unscored(episode, str(exc), {})
+            if self.params.release:
+                await self.request(env, "page.release", {"episode": episode}, timeout=self.params.timeout_s)
             return
         labels = {"task_id": str(task.task_id), "site": ",".join(task.sites), "evaluators": ",".join(task.eval.eval_types),
                   "reasoning_difficulty": task.difficulty("reasoning"), "visual_difficulty": task.difficulty("visual"),
                   "overall_difficulty": task.difficulty("overall"), "steps": int(step["t"]) + 1,
                   "answered": float(info.get("answer") is not None), "stopped": bool(info.get("stopped"))}
+        try:
+            await self._score(env, episode, task, info, labels, reply.get("base_urls") or {})
+        finally:  # after the episode has ended: its sites' leases go with the page (a reset may follow)
+            if self.params.release:
+                await self.request(env, "page.release", {"episode": episode}, timeout=self.params.timeout_s)
+
+    async def _score(self, env: str, episode: str, task: Any, info: dict[str, Any], labels: dict[str, Any],
+                     base_urls: Mapping[str, str]) -> None:
         page = BusPageServices(self, env, episode, self.params.timeout_s)
         try:
-            graders = await self._graders(reply.get("base_urls") or {}, task.eval.eval_types)
+            graders = await self._graders(base_urls, task.eval.eval_types)
             result = await evaluate(task, answer=info.get("answer"), url=info.get("url"), page=page, graders=graders)
         except CannotScore as exc:
             await self._unscored(episode, str(exc), labels)
             return
-        finally:
-            if self.params.release:
-                await self.request(env, "page.release", {"episode": episode}, timeout=self.params.timeout_s)
         metrics: dict[str, Any] = {"success": float(result.reward), **labels,
                                    **{f"score_{kind}": value for kind, value in result.scores.items()},
                                    "graders": ",".join(f"{k}={v}" for k, v in sorted(result.graders.items())),
                                    "failed_checks": [f"{c.evaluator}: {c.what} ({c.detail})" for c in result.checks
                                                      if not c.passed][:8]}
         self.log.info("scored", episode=episode, task=task.task_id, reward=result.reward)
-        self._count(labels["site"], result.reward)
         await self.end_episode(episode, **metrics)
+        self.tally.add(task.sites, labels["reasoning_difficulty"], labels["visual_difficulty"], result.reward,
+                       result.scores)
+        self.summarize("vwa", self.tally.summary())
 
     async def _graders(self, base_urls: Mapping[str, str], kinds: list[str]) -> Graders:
         p = self.params
@@ -159,11 +178,67 @@ class VwaJudge(Node):
         self.log.error("cannot score", episode=episode, reason=reason)
         await self.record_error("vwa.unscored", reason, episode)
         await self.end_episode(episode, status="failed", **labels, reason=reason)
+        self.tally.unscored += 1
+        self.summarize("vwa", self.tally.summary())
 
-    def _count(self, site: str, reward: float) -> None:
-        for key in ("all", site):
-            t = self.totals.setdefault(key, {"episodes": 0, "successes": 0})
-            t["episodes"] += 1
-            t["successes"] += int(reward >= 1.0)
-        self.summarize("vwa", {"sites": {k: {**t, "success_rate": t["successes"] / t["episodes"]}
-                                         for k, t in self.totals.items()}})
+
+def primary_site(sites: list[str]) -> str:
+    """The site a task counts under, as VWA files it: the first of classifieds/reddit/shopping it
+    names (a reddit + wikipedia task is a Reddit task), else its first site."""
+    return next((s for s in sites if s in vwa_paper.SITES), sites[0] if sites else "none")
+
+
+class Tally:
+    """The run's success counts per site, per reasoning x visual difficulty and per evaluator, and
+    the ``vwa`` section of summary.json with the paper's rates beside them (summary())."""
+
+    def __init__(self, paper_model: str) -> None:
+        self.paper_model = paper_model
+        self.sites: dict[str, list[int]] = {}  # site -> [episodes, successes]
+        self.cells: dict[tuple[str, str], list[int]] = {}  # (reasoning, visual) -> [episodes, successes]
+        self.evaluators: dict[str, list[int]] = {}  # kind -> [episodes, successes, evaluator passed]
+        self.unscored = 0
+
+    def add(self, sites: list[str], reasoning: str | None, visual: str | None, reward: float,
+            scores: Mapping[str, float]) -> None:
+        win = int(reward >= 1.0)
+        for key in (primary_site(sites), "overall"):
+            _bump(self.sites.setdefault(key, [0, 0]), 1, win)
+        r, v = reasoning or "unlabelled", visual or "unlabelled"
+        for cell in {(r, v), (r, "overall"), ("overall", v), ("overall", "overall")}:
+            _bump(self.cells.setdefault(cell, [0, 0]), 1, win)
+        for kind, score in scores.items():
+            _bump(self.evaluators.setdefault(kind, [0, 0, 0]), 1, win, int(score >= 1.0))
+
+    def summary(self) -> dict[str, Any]:
+        paper, human = self.paper_model, vwa_paper.HUMAN
+        n, wins = self.sites.get("overall", [0, 0])
+        out: dict[str, Any] = {"episodes": n, "successes": wins, "success_rate": wins / n if n else 0.0,
+                               "unscored": self.unscored, "paper_model_name": paper, "paper_source": vwa_paper.SOURCE}
+        order = [*vwa_paper.SITES, *sorted(k for k in self.sites if k not in (*vwa_paper.SITES, "overall")), "overall"]
+        out["per_site"] = {site: {**_rates(self.sites.get(site, [0, 0])),
+                                  "paper_model": vwa_paper.site_rate(paper, site),
+                                  "paper_human": vwa_paper.site_rate(human, site)} for site in order}
+        levels = [*vwa_paper.LEVELS[:3], *sorted({x for c in self.cells for x in c} - set(vwa_paper.LEVELS)),
+                  "overall"]
+        grid: dict[str, Any] = {}
+        for r in levels:
+            for v in levels:
+                if (r, v) in self.cells or (r in vwa_paper.LEVELS and v in vwa_paper.LEVELS):
+                    grid[f"{r}-{v}"] = {**_rates(self.cells.get((r, v), [0, 0])),
+                                        "paper_model": vwa_paper.difficulty_rate(paper, r, v)}
+        out["per_difficulty"] = grid  # rows "<reasoning>-<visual>", VWA's Figure 6 layout
+        out["per_evaluator"] = {kind: {**_rates(c[:2]), "passed": c[2], "pass_rate": c[2] / c[0] if c[0] else None}
+                                for kind, c in sorted(self.evaluators.items())}
+        out["paper_table"] = vwa_paper.table()
+        return out
+
+
+def _bump(counts: list[int], *amounts: int) -> None:
+    for i, amount in enumerate(amounts):
+        counts[i] += amount
+
+
+def _rates(counts: list[int]) -> dict[str, Any]:
+    n, wins = counts
+    return {"episodes": n, "successes": wins, "success_rate": wins / n if n else None}

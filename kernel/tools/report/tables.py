@@ -73,7 +73,8 @@ def section_tables(name: str, data: Any) -> list[Table]:
     mappings = {k: v for k, v in data.items() if isinstance(v, dict)}
     lists = {k: v for k, v in data.items() if isinstance(v, list)}
     tables: list[Table] = []
-    baselines = [k for k, v in mappings.items() if _is_paper(k) and not isinstance(mappings.get(k[5:].lstrip("_")), dict)]
+    baselines = [k for k, v in mappings.items() if _is_paper(k) and not isinstance(mappings.get(k[5:].lstrip("_")), dict)
+                 and not _rows_of_rows(v)]
     shown = {headline(scalars)} if baselines else set()  # a methods table shows it beside the baselines
     overview = [[k, v] for k, v in scalars.items() if k not in shown]
     if overview:
@@ -92,6 +93,11 @@ def section_tables(name: str, data: Any) -> list[Table]:
     for key, value in lists.items():
         tables.append(Table(f"{name}: {key}", ["#", "value"], [[i, fmt(v)] for i, v in enumerate(value)]))
     return tables
+
+
+def _rows_of_rows(value: dict[str, Any]) -> bool:
+    """A published table (rows of fields), shown as it is: it has no place for our headline."""
+    return bool(value) and all(isinstance(v, dict) for v in value.values())
 
 
 def _mapping_table(title: str, value: dict[str, Any], paper: dict[str, Any] | None) -> Table:
@@ -130,8 +136,8 @@ def _pivot(title: str, rows: dict[str, dict[str, Any]]) -> Table | None:
     levels = list(dict.fromkeys(p[1] for p in parts))
     if len(levels) < 2 or len(levels) > 8 or len(tasks) < 2 or len(rows) < 0.75 * len(tasks) * len(levels):
         return None
-    sample = next(iter(rows.values()))
-    ours = headline(sample)
+    present = {k: v for row in rows.values() for k, v in row.items() if v is not None}  # a cell may be empty
+    ours = headline(present)
     if ours is None:
         return None
     paper_fields = [f for f in _fields(rows) if _is_paper(f)]
