@@ -29,6 +29,7 @@ from pydantic import Field, field_validator
 from kernel.sdk.env import EnvNode, EnvParams, Observation, StepResult
 from kernel.sdk.node import Episode, service
 from nodes.browser.actions import ACTION_NAMES, ELEMENT_ACTIONS, ActionError, parse_action
+from nodes.browser.gold import GoldLocatorError, resolve_gold
 from nodes.browser.sandbox import Sandbox, netloc_of
 from nodes.browser.session import AND, BrowserEpisode, BrowserSession, Capture, EpisodeSpec, Settings
 from nodes.browser.vwa.tasks import TaskFileError, VwaTask, load_task_files, resolve_placeholders
@@ -389,11 +390,21 @@ class BrowserEnv(EnvNode):
                 "base_urls": {key.strip("_").lower(): url for key, url in self.hosts.items()}}
 
     @service("oracle")
-    def oracle(self, body: Any) -> str | None:
-        """The current task's next gold action (its ``gold_actions``), or None where it has none."""
+    async def oracle(self, body: Any) -> str | None:
+        """The current task's next gold action (its ``gold_actions``), or None where it has none; a
+        gold action that names its element by a locator (nodes/browser/gold.py) is answered with the
+        id that element has in the current observation."""
         task = self.played.get(self.episode_id or "", {})
         gold = task.get("gold_actions") or []
-        return str(gold[self.taken]) if self.taken < len(gold) else None
+        if self.taken >= len(gold):
+            return None
+        action = str(gold[self.taken])
+        if self.browser is None:
+            return action
+        try:
+            return await resolve_gold(action, self.browser.page, self.capture.targets)
+        except GoldLocatorError as exc:
+            raise ValueError(f"task {task.get('task_id', '?')} gold action {self.taken}: {exc}") from None
 
 
 def _task_path(path: str) -> Path:
