@@ -1,5 +1,6 @@
 """VisualWebArena end to end as a graph: real site nodes (uvicorn, SQLite), the browser env on a real
-Chromium playing tasks from nodes/browser/vwa/data/local_tasks.json, and the VWA judge scoring each
+Chromium playing the seven hand-written tasks of nodes/browser/vwa/data/smoke_tasks.json (raw
+SoM ids in their gold actions; the generated local_tasks.json is played by tests/test_vwa_gold.py), and the VWA judge scoring each
 final page through the env's page.* services. The gold actions must score 1 on every task; the
 same graph with each sequence perturbed (a wrong answer, a wrong link, a comment never sent, a
 listing whose photo shows another colour) must score 0 on every task."""
@@ -15,7 +16,8 @@ import yaml
 from tests.helpers import ROOT, launch
 
 GOLD = ROOT / "launch" / "vwa_gold.yaml"
-TASKS = json.loads((ROOT / "nodes/browser/vwa/data/local_tasks.json").read_text())
+SMOKE = ROOT / "nodes/browser/vwa/data/smoke_tasks.json"
+TASKS = json.loads(SMOKE.read_text())
 
 # task id -> a sequence that stays on the gold path but goes wrong once
 PERTURBED: dict[int, list[str]] = {
@@ -43,7 +45,9 @@ def run_graph(tmp_path: Path, config: dict[str, Any], name: str) -> dict[int, di
 
 def test_gold_actions_score_one_and_perturbed_ones_zero(tmp_path: Path) -> None:
     config = yaml.safe_load(GOLD.read_text())
-    assert config["run"]["episodes"] == len(TASKS)
+    env = next(n for n in config["nodes"] if n["id"] == "env")
+    env["params"]["tasks"] = [str(SMOKE)]
+    config["run"]["episodes"] = len(TASKS)
     gold = run_graph(tmp_path, config, "gold")
     assert sorted(gold) == [t["task_id"] for t in TASKS]
     kinds = set()

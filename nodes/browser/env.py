@@ -30,6 +30,7 @@ from kernel.sdk.env import EnvNode, EnvParams, Observation, StepResult
 from kernel.sdk.env_wrappers import Wrapper
 from kernel.sdk.node import Episode, service
 from nodes.browser.actions import ACTION_NAMES, ELEMENT_ACTIONS, ActionError, parse_action
+from nodes.browser.gold import GoldLocatorError, parse_gold, resolve_gold
 from nodes.browser.sandbox import Sandbox, netloc_of
 from nodes.browser.session import AND, BrowserEpisode, BrowserSession, Capture, EpisodeSpec, Settings
 from nodes.browser.vwa.tasks import TaskFileError, VwaTask, load_task_files, resolve_placeholders
@@ -454,11 +455,28 @@ class BrowserEnv(EnvNode):
                 "base_urls": {key.strip("_").lower(): url for key, url in self.hosts.items()}}
 
     @service("oracle")
-    def oracle(self, body: Any) -> str | None:
-        """The current task's next gold action (its ``gold_actions``), or None where it has none."""
+    async def oracle(self, body: Any) -> str | None:
+        """The current task's next gold action (its ``gold_actions``), or None where it has none; a
+        gold action that names its element by a locator (nodes/browser/gold.py) is answered with the
+        id that element has on the current page (re-captured, so the step acts on those ids)."""
         task = self.played.get(self.episode_id or "", {})
         gold = task.get("gold_actions") or []
-        return str(gold[self.taken]) if self.taken < len(gold) else None
+        if self.taken >= len(gold):
+            return None
+        action = str(gold[self.taken])
+        if self.browser is None:
+            return action
+        # A click's navigation can start after the step's settle saw a quiet page (a loaded machine):
+        # let it finish, so that a stop is judged on the page the click led to, and resolve a
+        # locator on a fresh capture of that page (the targets the step will use).
+        await self.browser._settle(self.browser.page)
+        try:
+            if parse_gold(action).locator is None:
+                return action
+            await self._capture()
+            return await resolve_gold(action, self.browser.page, self.capture.targets)
+        except GoldLocatorError as exc:
+            raise ValueError(f"task {task.get('task_id', '?')} gold action {self.taken}: {exc}") from None
 
 
 class _SeesTheEnd(Wrapper):
