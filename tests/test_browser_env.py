@@ -41,6 +41,7 @@ def test_the_parser_reads_vwa_s_grammar():
     assert [parse_action(n).name for n in ("new_tab", "close_tab", "go_back", "go_forward")] == \
         ["new_tab", "close_tab", "go_back", "go_forward"]
     assert parse_action("stop [$25.99]").text == "$25.99" and parse_action("stop").text == ""
+    assert parse_action("stop []").text == "" and parse_action("stop[]").name == "stop"  # VWA's empty answer
     assert parse_action("  click [7]  trailing words").element == 7
     assert parse_action("type [1] [hi] [2]").text == "hi] [2"  # as VWA: only [0] and [1] are flags
     for bad, says in [("tab_close", "unknown action"), ("dance [1]", "unknown action"), ("click [x]", "click [id]"),
