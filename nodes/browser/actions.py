@@ -4,8 +4,7 @@ The grammar is the one VWA's prompts teach (spec §2.3), so a model prompted as 
 understood here unchanged: the name is the first word (before any ``[``), arguments sit in square
 brackets, ``type`` presses Enter unless its last bracket is ``[0]``, ``scroll`` takes ``up`` or
 ``down`` with or without brackets, ``stop`` without an answer (or with ``[]``) means the empty
-answer. Nothing here
-touches a browser, so the parser is tested on its own (tests/test_browser_env.py).
+answer. Nothing here touches a browser, so the parser is tested on its own (tests/test_browser_env.py).
 """
 
 from __future__ import annotations
