@@ -280,6 +280,17 @@ async def test_every_action_kind_on_a_real_site(sites):
     assert steps[-1]["done"] and steps[-1]["info"]["answer"] == "All done"
 
 
+async def test_work_a_page_schedules_is_waited_for_though_the_quiet_window_is_short(sites):
+    base, _, _ = sites
+    _, rt = await play([click("Show later"), "stop [done]"], start_url=f"{base}/delayed", observe=["som"],
+                       frames=True, frame="screenshot", quiet_ms=30)
+    first, after = rt.obs
+    assert "A fetched disc" in first["som"]  # fetched after load, then drawn in: the first obs waited for it
+    disc = re.search(r"\[IMG\] \[A fetched disc", first["som"])
+    assert disc is not None and first["frame"].shape == (VIEW_H, VIEW_W, 3)
+    assert "Shown later" in after["som"] and "Not yet" not in after["som"]  # a 200 ms timer after the click
+
+
 async def test_invalid_actions_and_the_sandbox_are_steps_with_a_message_never_a_crash(sites):
     base, outside, hits = sites
     script = ["dance [1]", "click [999]", 42, "type [1]",               # 0-3: invalid steps
