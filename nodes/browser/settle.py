@@ -24,7 +24,7 @@ __all__ = ["LEAVING_QUIET_MS", "RequestTracker", "WATCH_JS", "settle"]
 
 LEAVING_QUIET_MS = 100  # the quiet window of a document whose navigation has started
 SHORT_TIMER_MS = 500  # timers due within this are work the page is about to do; longer ones are not waited for
-PENDING_CAP_MS = 1000  # scheduled work is waited for at most this long (a polling loop must not cost the bound)
+TIMER_CAP_MS = 1000  # timers are waited for at most this long (a polling loop must not cost the bound)
 
 # Installed in every document before its own scripts (an init script): counts the fetches and XHRs
 # in flight and the short timers not yet run, and notes when the document starts being left.
@@ -32,28 +32,28 @@ WATCH_JS = """
 (() => {
   if (window.__fbWatch) return;
   const setT = window.setTimeout, clearT = window.clearTimeout;
-  const w = window.__fbWatch = {pending: 0, leaving: false, timers: new Set(), setT};
+  const w = window.__fbWatch = {net: 0, leaving: false, timers: new Set(), setT};
   const short = %d;
   window.setTimeout = function (fn, delay, ...rest) {
     const due = delay === undefined ? 0 : Number(delay);
     if (!(due <= short) || typeof fn !== 'function') return setT.call(window, fn, delay, ...rest);
-    const id = setT.call(window, function () { if (w.timers.delete(id)) w.pending--; return fn.apply(this, arguments); },
+    const id = setT.call(window, function () { w.timers.delete(id); return fn.apply(this, arguments); },
                          delay, ...rest);
-    w.timers.add(id); w.pending++;
+    w.timers.add(id);
     return id;
   };
-  window.clearTimeout = function (id) { if (w.timers.delete(id)) w.pending--; return clearT.call(window, id); };
+  window.clearTimeout = function (id) { w.timers.delete(id); return clearT.call(window, id); };
   const fetch0 = window.fetch;
   if (fetch0) window.fetch = function (...args) {
-    w.pending++;
+    w.net++;
     let done = false;
-    const end = () => { if (!done) { done = true; w.pending--; } };
+    const end = () => { if (!done) { done = true; w.net--; } };
     try { return fetch0.apply(this, args).finally(end); } catch (e) { end(); throw e; }
   };
   const send0 = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function (...args) {
-    w.pending++;
-    this.addEventListener('loadend', () => { w.pending--; }, {once: true});
+    w.net++;
+    this.addEventListener('loadend', () => { w.net--; }, {once: true});
     return send0.apply(this, args);
   };
   window.addEventListener('beforeunload', () => { w.leaving = true; });
@@ -61,12 +61,14 @@ WATCH_JS = """
 })();
 """ % SHORT_TIMER_MS
 
-# Resolves true once the document has no counted work pending (waited for at most `cap` ms) and its
-# DOM has gone `quiet` ms without a mutation (`leavingQuiet` when it is being left); false after
-# `limit` ms. Its own timers use the unwrapped setTimeout, so they are not counted as the page's work.
+# Resolves true once the document has no fetch or XHR in flight and no short timer due (timers are
+# waited for at most `cap` ms) and then `quiet` ms have passed without a DOM mutation (`leavingQuiet`
+# when it is being left); false after `limit` ms. The quiet window starts when the last pending work
+# ended, so what a finished fetch's callbacks schedule next is seen before the window closes. Its own
+# timers use the unwrapped setTimeout, so they are not counted as the page's work.
 _QUIET_JS = """
 ([quiet, leavingQuiet, cap, limit]) => new Promise((resolve) => {
-  const w = window.__fbWatch || {pending: 0, leaving: false, setT: window.setTimeout};
+  const w = window.__fbWatch || {net: 0, leaving: false, timers: new Set(), setT: window.setTimeout};
   const start = performance.now();
   let last = start;
   const observer = new MutationObserver(() => { last = performance.now(); });
@@ -74,8 +76,9 @@ _QUIET_JS = """
   const check = () => {
     const now = performance.now();
     if (now - start >= limit) { observer.disconnect(); resolve(false); return; }
+    const busy = w.net > 0 || (w.timers.size > 0 && now - start < cap);
+    if (busy) last = now;
     const needed = w.leaving ? leavingQuiet : quiet;
-    const busy = w.pending > 0 && now - start < cap;
     if (!busy && now - last >= needed) { observer.disconnect(); w.leaving = false; resolve(true); return; }
     w.setT.call(window, check, busy ? 5 : Math.max(1, needed - (now - last)));
   };
@@ -144,7 +147,7 @@ async def settle(page: Page, tracker: RequestTracker, timeout: float, quiet_ms: 
             left_ms = int((deadline - time.monotonic()) * 1000)
             if left_ms <= 0:
                 return False
-            args = [quiet_ms, max(quiet_ms, LEAVING_QUIET_MS), PENDING_CAP_MS, left_ms]
+            args = [quiet_ms, max(quiet_ms, LEAVING_QUIET_MS), TIMER_CAP_MS, left_ms]
             if await page.evaluate(_QUIET_JS, args) and not tracker.busy(page):
                 return True
         except PlaywrightError:
