@@ -283,11 +283,12 @@ async def test_every_action_kind_on_a_real_site(sites):
 async def test_work_a_page_schedules_is_waited_for_though_the_quiet_window_is_short(sites):
     base, _, _ = sites
     _, rt = await play([click("Show later"), "stop [done]"], start_url=f"{base}/delayed", observe=["som"],
-                       frames=True, frame="screenshot", quiet_ms=30)
+                       frames=True, frame="screenshot", frame_quality=80, quiet_ms=30)
     first, after = rt.obs
     assert "A fetched disc" in first["som"]  # fetched after load, then drawn in: the first obs waited for it
     disc = re.search(r"\[IMG\] \[A fetched disc", first["som"])
-    assert disc is not None and first["frame"].shape == (VIEW_H, VIEW_W, 3)
+    assert disc is not None and first["frame"].shape == (VIEW_H, VIEW_W, 3)  # a JPEG frame, decoded
+    assert first["frame"].dtype == np.uint8 and first["frame"].mean() > 200  # the white page, not a blank
     assert "Shown later" in after["som"] and "Not yet" not in after["som"]  # a 200 ms timer after the click
 
 

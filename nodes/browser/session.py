@@ -40,6 +40,7 @@ class Settings:
     executable: str = "/usr/bin/chromium"
     settle_timeout_s: float = 5.0
     quiet_ms: int = 30
+    frame_quality: int | None = None  # None: frames from lossless PNG; 1-100: from JPEG at that quality
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,9 +285,20 @@ class BrowserEpisode:
     async def screenshot_png(self) -> bytes:
         """The focused tab's viewport as PNG (CDP directly: Playwright's screenshot waits for fonts and
         animations we do not need, and cannot ask for the faster encoder)."""
+        return await self._screenshot({"format": "png", "optimizeForSpeed": True})
+
+    async def _screenshot(self, options: dict[str, Any]) -> bytes:
         cdp = await self.cdp(self.page)
-        reply = await cdp.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
+        reply = await cdp.send("Page.captureScreenshot", options)
         return base64.b64decode(reply["data"])
+
+    async def screenshot_for_frame(self) -> bytes:
+        """The viewport encoded as the frames are asked for: PNG, or JPEG when a quality is set
+        (cheaper to encode and decode; the judges' screenshots stay PNG)."""
+        quality = self.settings.frame_quality
+        if quality is None:
+            return await self.screenshot_png()
+        return await self._screenshot({"format": "jpeg", "quality": quality, "optimizeForSpeed": True})
 
     async def titles(self) -> list[str]:
         return list(await asyncio.gather(*(_title(page) for page in self.pages)))
@@ -317,7 +329,7 @@ class BrowserEpisode:
             await page.evaluate(som.ALT_JS, captions or {})
         reads: dict[str, Any] = {}
         if frame is not None:
-            reads["frame"] = self.screenshot_png()
+            reads["frame"] = self.screenshot_for_frame()
         if "tabs" in wanted:
             reads["tabs"] = self.titles()
         if need_tree:
@@ -383,6 +395,6 @@ async def _title(page: Page) -> str:
         return ""
 
 
-def _frame_of(png: bytes, marks: som.SomPage | None) -> np.ndarray:
-    frame = som.screenshot_array(png)
+def _frame_of(image: bytes, marks: som.SomPage | None) -> np.ndarray:
+    frame = som.screenshot_array(image)
     return frame if marks is None else som.draw_marks(frame, marks)
