@@ -308,28 +308,35 @@ class BrowserEpisode:
         """The focused tab seen as ``wanted`` (som, axtree, html, url, tabs), with a ``frame``
         (screenshot, som or None) and the element ids of ``id_space`` (som, axtree or None).
 
-        The page script that rewrites image alts (and collects the SoM elements) runs first, since
-        every other view shows the rewritten alts; the rest (screenshot, titles, tree, HTML) only
-        reads the page and is asked for at once, so their round trips to the browser overlap."""
+        The screenshot is asked for at once with the page script that rewrites image alts and
+        collects the SoM elements (the alts change no loaded image's pixels), so the browser's
+        compositing overlaps the script; the tree and the HTML show the rewritten alts, so they are
+        read after it, together with the tab titles."""
         page, cap = self.page, Capture(id_space=id_space)
         width, height = self.spec.viewport
         need_som = "som" in wanted or frame == "som" or id_space == "som"
         need_tree = "axtree" in wanted or id_space == "axtree"
         if "url" in wanted:
             cap.data["url"] = page.url
+        shot = asyncio.ensure_future(self.screenshot_for_frame()) if frame is not None else None
         marks: som.SomPage | None = None
-        if need_som:
-            records = await page.evaluate(som.COLLECT_JS, [*som.COLLECT_ARGS, captions or {}])
-            marks = cap.marks = som.mark_page(records, width, height)
-            if "som" in wanted:
-                cap.data["som"] = marks.text
-            if id_space == "som":
-                cap.targets = marks.centers()
-        elif need_tree:
-            await page.evaluate(som.ALT_JS, captions or {})
+        try:
+            if need_som:
+                records = await page.evaluate(som.COLLECT_JS, [*som.COLLECT_ARGS, captions or {}])
+                marks = cap.marks = som.mark_page(records, width, height)
+                if "som" in wanted:
+                    cap.data["som"] = marks.text
+                if id_space == "som":
+                    cap.targets = marks.centers()
+            elif need_tree:
+                await page.evaluate(som.ALT_JS, captions or {})
+        except BaseException:
+            if shot is not None:
+                shot.cancel()
+            raise
         reads: dict[str, Any] = {}
-        if frame is not None:
-            reads["frame"] = self.screenshot_for_frame()
+        if shot is not None:
+            reads["frame"] = shot
         if "tabs" in wanted:
             reads["tabs"] = self.titles()
         if need_tree:

@@ -63,7 +63,7 @@ WATCH_JS = """
 
 # Resolves true once the document has no fetch or XHR in flight and no short timer due (timers are
 # waited for at most `cap` ms) and then `quiet` ms have passed without a DOM mutation (`leavingQuiet`
-# when it is being left); false after `limit` ms. The quiet window starts when the last pending work
+# when it is being left, until it is gone); false after `limit` ms. The quiet window starts when the last pending work
 # ended, so what a finished fetch's callbacks schedule next is seen before the window closes. Its own
 # timers use the unwrapped setTimeout, so they are not counted as the page's work.
 _QUIET_JS = """
@@ -79,7 +79,7 @@ _QUIET_JS = """
     const busy = w.net > 0 || (w.timers.size > 0 && now - start < cap);
     if (busy) last = now;
     const needed = w.leaving ? leavingQuiet : quiet;
-    if (!busy && now - last >= needed) { observer.disconnect(); w.leaving = false; resolve(true); return; }
+    if (!busy && now - last >= needed) { observer.disconnect(); resolve(true); return; }
     w.setT.call(window, check, busy ? 5 : Math.max(1, needed - (now - last)));
   };
   check();
