@@ -11,7 +11,8 @@ view at VWA's 1280x2048 viewport). Both sides play it against the same site proc
   VWA sleeps 2.5 s after every action by construction);
 - bus: a real graph (site nodes + ``BrowserEnv`` + a replay agent, separate processes), timing
   the gaps between consecutive ``env/step`` messages; ``bus_overhead_ratio`` is its median over
-  the direct median (target <= 1.10). Direct and bus blocks alternate, as the machine is noisy.
+  the direct median (target <= 1.10). Half the direct tours run before the bus episodes and half
+  after (never at the same time), so a change in the machine's load shows on both sides.
 
 ``reset_s`` is the slowest site's ``POST /reset`` (target <= 1 s); the replica curve runs 1, 2, 4
 browser envs (each with its agent) sharing the same four sites and counts steps per second between
@@ -120,10 +121,13 @@ async def main_run(args: argparse.Namespace) -> dict[str, Any]:
         for name in SITES:  # the sites are up: their resets, then a warm-up tour of the direct side
             for _ in range(3):
                 resets[name].append(await asyncio.to_thread(post_reset, bases[name]))
-        await direct_block(bases, min(args.steps, 8))
+        await direct_block(bases, min(args.steps, 8))  # warm-up
+        before = (args.blocks + 1) // 2
+        for _ in range(before):
+            direct += (await direct_block(bases, args.steps))[1:]
         h.kernel.start()
         await asyncio.wait_for(h.probe_runtime.wait_started(), 10)
-        for _ in range(args.blocks):  # one bus episode, then the same tour directly, alternating
+        for _ in range(args.blocks):  # the bus episodes play back to back: nothing else runs meanwhile
             arrivals: list[float] = []
             while True:
                 msg = await asyncio.wait_for(probe.recv("step"), 300)
@@ -132,9 +136,10 @@ async def main_run(args: argparse.Namespace) -> dict[str, Any]:
                     errors.append(str(msg.body["info"]["action_error"]))
                 if msg.body["done"]:
                     break
-            bus += [b - a for a, b in zip(arrivals[1:], arrivals[2:])]  # the reset's and the stop's gaps left out
-            direct += (await direct_block(bases, args.steps))[1:]
+            bus += [b - a for a, b in zip(arrivals[:-2], arrivals[1:-1])]  # steps 2..N, as the direct side; not the stop
         await h.wait_finished(120)
+        for _ in range(args.blocks - before):  # the sites are still up: the rest of the direct tours
+            direct += (await direct_block(bases, args.steps))[1:]
     if errors:
         raise RuntimeError(f"bus: actions failed: {errors[:3]}")
     return {"bus": bus, "direct": direct, "resets": resets}
@@ -177,7 +182,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--steps", type=int, default=len(TOUR), help="actions per episode (the tour, cut or repeated)")
-    parser.add_argument("--blocks", type=int, default=2, help="alternating bus / direct episodes")
+    parser.add_argument("--blocks", type=int, default=2, help="bus episodes, and as many direct tours")
     parser.add_argument("--replicas", type=int, nargs="*", default=[1, 2, 4], help="replica counts (none: skip)")
     parser.add_argument("--replica-steps", type=int, default=12, help="actions per episode in the replica runs")
     parser.add_argument("--replica-episodes", type=int, default=2, help="episodes per replica")
