@@ -44,8 +44,9 @@ if ! "$PY" -c 'import ensurepip, venv' 2>/dev/null; then
     apt_install "${APT_PACKAGES[@]}"
 fi
 
-# What nodes and tests use at run time: an MQTT broker (robots) and Chromium (reports, web tasks).
-apt_install mosquitto chromium
+# What nodes and tests use at run time: an MQTT broker (robots), Chromium (reports, web tasks) and
+# the DejaVu fonts the local sites render with and the Set-of-Marks labels are drawn in.
+apt_install mosquitto chromium fonts-dejavu-core
 
 if [ ! -x .venv/bin/python ]; then
     log "creating .venv with $("$PY" --version)"

@@ -119,6 +119,24 @@ def site(outside: str) -> Starlette:
         time.sleep(0.3)  # a slow back end (a sync endpoint runs in Starlette's thread pool)
         return PlainTextResponse("Arrived late")
 
+    async def delayed(request: Request) -> Response:
+        # a click whose effect lands 200 ms later (longer than the quiet window), and a picture a
+        # script fetches after the load event: both must be in the next observation
+        return _page("Delayed", """
+          <button id="later" onclick="setTimeout(() => {
+            document.getElementById('out').textContent = 'Shown later'; }, 200)">Show later</button>
+          <p id="out">Not yet</p>
+          <div id="pics"></div>
+          <script>
+            window.addEventListener('load', () => setTimeout(() => fetch('/late-data').then(() => {
+              const img = document.createElement('img');
+              img.src = '/img/green.png'; img.alt = 'A fetched disc'; img.width = 64; img.height = 64;
+              const link = document.createElement('a');
+              link.href = '/form'; link.appendChild(img);
+              document.getElementById('pics').appendChild(link); }), 0));
+          </script>
+        """)
+
     async def tab_target(request: Request) -> Response:
         return _page("New tab page", "<h1>Opened in a new tab</h1>")
 
@@ -129,7 +147,8 @@ def site(outside: str) -> Starlette:
     return Starlette(routes=[
         Route("/", home), Route("/form", form), Route("/submit", submit, methods=["POST"]), Route("/long", long),
         Route("/images", images), Route("/img/{colour}.png", image), Route("/late", late),
-        Route("/late-data", late_data), Route("/tab-target", tab_target), Route("/download", download),
+        Route("/late-data", late_data), Route("/delayed", delayed),
+        Route("/tab-target", tab_target), Route("/download", download),
     ])
 
 

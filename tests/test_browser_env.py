@@ -41,6 +41,7 @@ def test_the_parser_reads_vwa_s_grammar():
     assert [parse_action(n).name for n in ("new_tab", "close_tab", "go_back", "go_forward")] == \
         ["new_tab", "close_tab", "go_back", "go_forward"]
     assert parse_action("stop [$25.99]").text == "$25.99" and parse_action("stop").text == ""
+    assert parse_action("stop []").text == "" and parse_action("stop[]").name == "stop"  # VWA's empty answer
     assert parse_action("  click [7]  trailing words").element == 7
     assert parse_action("type [1] [hi] [2]").text == "hi] [2"  # as VWA: only [0] and [1] are flags
     for bad, says in [("tab_close", "unknown action"), ("dance [1]", "unknown action"), ("click [x]", "click [id]"),
@@ -277,6 +278,18 @@ async def test_every_action_kind_on_a_real_site(sites):
     assert obs[18]["tabs"] == ["Home", "New tab page"] and obs[18]["tab"] == 1  # focus follows the new tab
     assert "Arrived late" in obs[19]["som"]
     assert steps[-1]["done"] and steps[-1]["info"]["answer"] == "All done"
+
+
+async def test_work_a_page_schedules_is_waited_for_though_the_quiet_window_is_short(sites):
+    base, _, _ = sites
+    _, rt = await play([click("Show later"), "stop [done]"], start_url=f"{base}/delayed", observe=["som"],
+                       frames=True, frame="screenshot", frame_quality=80, quiet_ms=30)
+    first, after = rt.obs
+    assert "A fetched disc" in first["som"]  # fetched after load, then drawn in: the first obs waited for it
+    disc = re.search(r"\[IMG\] \[A fetched disc", first["som"])
+    assert disc is not None and first["frame"].shape == (VIEW_H, VIEW_W, 3)  # a JPEG frame, decoded
+    assert first["frame"].dtype == np.uint8 and first["frame"].mean() > 200  # the white page, not a blank
+    assert "Shown later" in after["som"] and "Not yet" not in after["som"]  # a 200 ms timer after the click
 
 
 async def test_invalid_actions_and_the_sandbox_are_steps_with_a_message_never_a_crash(sites):

@@ -3,8 +3,8 @@
 The grammar is the one VWA's prompts teach (spec §2.3), so a model prompted as in the paper is
 understood here unchanged: the name is the first word (before any ``[``), arguments sit in square
 brackets, ``type`` presses Enter unless its last bracket is ``[0]``, ``scroll`` takes ``up`` or
-``down`` with or without brackets, ``stop`` without an answer means the empty answer. Nothing here
-touches a browser, so the parser is tested on its own (tests/test_browser_env.py).
+``down`` with or without brackets, ``stop`` without an answer (or with ``[]``) means the empty
+answer. Nothing here touches a browser, so the parser is tested on its own (tests/test_browser_env.py).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     "scroll": re.compile(r"scroll ?\[?(up|down)\]?", re.S),
     "goto": re.compile(r"goto ?\[(.+)\]", re.S),
     "tab_focus": re.compile(r"tab_focus ?\[(\d+)\]", re.S),
-    "stop": re.compile(r"stop ?\[(.+)\]", re.S),
+    "stop": re.compile(r"stop ?\[(.*)\]", re.S),  # "stop []": the empty answer, as VWA's parser yields
 }
 
 _USAGE: dict[str, str] = {

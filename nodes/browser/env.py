@@ -97,7 +97,10 @@ class BrowserEnv(EnvNode):
                                                       "the text view's, else som when observed, else axtree)")
         max_steps: int | None = Field(30, gt=0, description="decisions per episode (VWA: 30)")
         settle_timeout_s: float = Field(5.0, gt=0, description="longest wait for a page to settle after an action")
-        quiet_ms: int = Field(100, ge=0, description="a settled page's DOM has been unchanged this long")
+        quiet_ms: int = Field(30, ge=0, description="a settled page's DOM has been unchanged this long (and its "
+                              "fetches and short timers are done)")
+        frame_quality: int | None = Field(None, ge=1, le=100, description="frames from a JPEG screenshot at this "
+                                          "quality (cheaper); unset: lossless PNG")
         chromium: str = Field("/usr/bin/chromium", description="the Chromium binary")
         keep_finished: int = Field(2, ge=1, description="finished episodes whose final page stays open for judges")
         tasks: list[str] = Field(default_factory=list, description="VWA task files (a task or a list per file); "
@@ -137,7 +140,7 @@ class BrowserEnv(EnvNode):
     async def setup(self) -> None:
         p = self.params
         self.sandbox = Sandbox([*p.hosts.values(), *p.allowed_hosts])
-        self.session = BrowserSession(Settings(p.chromium, p.settle_timeout_s, p.quiet_ms))
+        self.session = BrowserSession(Settings(p.chromium, p.settle_timeout_s, p.quiet_ms, p.frame_quality))
         await self.session.start()
         self.browser: BrowserEpisode | None = None
         self.episode_id: str | None = None

@@ -23,7 +23,7 @@ from playwright.async_api import Error as PlaywrightError
 from nodes.browser import axtree, som
 from nodes.browser.actions import Action, ActionError, playwright_keys
 from nodes.browser.sandbox import Sandbox
-from nodes.browser.settle import RequestTracker, settle
+from nodes.browser.settle import WATCH_JS, RequestTracker, settle
 
 __all__ = ["AND", "BrowserEpisode", "BrowserSession", "Capture", "EpisodeSpec", "Settings"]
 
@@ -39,7 +39,8 @@ class Settings:
 
     executable: str = "/usr/bin/chromium"
     settle_timeout_s: float = 5.0
-    quiet_ms: int = 100
+    quiet_ms: int = 30
+    frame_quality: int | None = None  # None: frames from lossless PNG; 1-100: from JPEG at that quality
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +108,7 @@ class BrowserSession:
                                         "of the task's site; VWA makes them with auto_login.py)")
             options["storage_state"] = spec.storage_state
         context = await self._browser.new_context(**options)
+        await context.add_init_script(WATCH_JS)  # what settle() reads: the page's own pending work
         episode = BrowserEpisode(context, sandbox, self.settings, spec)
         await episode.open_tabs()
         return episode
@@ -283,54 +285,81 @@ class BrowserEpisode:
     async def screenshot_png(self) -> bytes:
         """The focused tab's viewport as PNG (CDP directly: Playwright's screenshot waits for fonts and
         animations we do not need, and cannot ask for the faster encoder)."""
+        return await self._screenshot({"format": "png", "optimizeForSpeed": True})
+
+    async def _screenshot(self, options: dict[str, Any]) -> bytes:
         cdp = await self.cdp(self.page)
-        reply = await cdp.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
+        reply = await cdp.send("Page.captureScreenshot", options)
         return base64.b64decode(reply["data"])
 
+    async def screenshot_for_frame(self) -> bytes:
+        """The viewport encoded as the frames are asked for: PNG, or JPEG when a quality is set
+        (cheaper to encode and decode; the judges' screenshots stay PNG)."""
+        quality = self.settings.frame_quality
+        if quality is None:
+            return await self.screenshot_png()
+        return await self._screenshot({"format": "jpeg", "quality": quality, "optimizeForSpeed": True})
+
     async def titles(self) -> list[str]:
-        out = []
-        for page in self.pages:
-            try:
-                out.append(await page.title())
-            except PlaywrightError:
-                out.append("")
-        return out
+        return list(await asyncio.gather(*(_title(page) for page in self.pages)))
 
     async def capture(self, wanted: set[str], frame: str | None, id_space: str | None,
                       captions: dict[str, str] | None = None) -> Capture:
         """The focused tab seen as ``wanted`` (som, axtree, html, url, tabs), with a ``frame``
-        (screenshot, som or None) and the element ids of ``id_space`` (som, axtree or None)."""
+        (screenshot, som or None) and the element ids of ``id_space`` (som, axtree or None).
+
+        The screenshot is asked for at once with the page script that rewrites image alts and
+        collects the SoM elements (the alts change no loaded image's pixels), so the browser's
+        compositing overlaps the script; the tree and the HTML show the rewritten alts, so they are
+        read after it, together with the tab titles."""
         page, cap = self.page, Capture(id_space=id_space)
         width, height = self.spec.viewport
         need_som = "som" in wanted or frame == "som" or id_space == "som"
+        need_tree = "axtree" in wanted or id_space == "axtree"
         if "url" in wanted:
             cap.data["url"] = page.url
-        if "tabs" in wanted:
-            cap.data["tabs"] = await self.titles()
-            cap.data["tab"] = self.current
+        shot = asyncio.ensure_future(self.screenshot_for_frame()) if frame is not None else None
         marks: som.SomPage | None = None
-        if need_som:
-            records = await page.evaluate(som.COLLECT_JS, [*som.COLLECT_ARGS, captions or {}])
-            marks = cap.marks = som.mark_page(records, width, height)
-            if "som" in wanted:
-                cap.data["som"] = marks.text
-            if id_space == "som":
-                cap.targets = marks.centers()
-        if "axtree" in wanted or id_space == "axtree":
-            if not need_som:
+        try:
+            if need_som:
+                records = await page.evaluate(som.COLLECT_JS, [*som.COLLECT_ARGS, captions or {}])
+                marks = cap.marks = som.mark_page(records, width, height)
+                if "som" in wanted:
+                    cap.data["som"] = marks.text
+                if id_space == "som":
+                    cap.targets = marks.centers()
+            elif need_tree:
                 await page.evaluate(som.ALT_JS, captions or {})
-            nodes, bounds, scroll = await axtree.fetch(await self.cdp(page))
-            tree = await asyncio.to_thread(axtree.render, nodes, bounds, scroll, (width, height))
+        except BaseException:
+            if shot is not None:
+                shot.cancel()
+            raise
+        reads: dict[str, Any] = {}
+        if shot is not None:
+            reads["frame"] = shot
+        if "tabs" in wanted:
+            reads["tabs"] = self.titles()
+        if need_tree:
+            reads["tree"] = self._tree(page)
+        if "html" in wanted:
+            reads["html"] = page.content()
+        got = dict(zip(reads, await asyncio.gather(*reads.values())))
+        if "tabs" in got:
+            cap.data["tabs"], cap.data["tab"] = got["tabs"], self.current
+        if "tree" in got:
+            tree = await asyncio.to_thread(axtree.render, *got["tree"], (width, height))
             if "axtree" in wanted:
                 cap.data["axtree"] = tree.text
             if id_space == "axtree":
                 cap.targets = tree.centers
-        if "html" in wanted:
-            cap.data["html"] = await page.content()
-        if frame is not None:
-            png = await self.screenshot_png()
-            cap.frame = await asyncio.to_thread(_frame_of, png, marks if frame == "som" else None)
+        if "html" in got:
+            cap.data["html"] = got["html"]
+        if "frame" in got:
+            cap.frame = await asyncio.to_thread(_frame_of, got["frame"], marks if frame == "som" else None)
         return cap
+
+    async def _tree(self, page: Page) -> tuple[Any, ...]:
+        return await axtree.fetch(await self.cdp(page))
 
     # -- the judges' questions about the page -----------------------------------------------------
     async def goto_for_judge(self, url: str) -> str:
@@ -366,6 +395,13 @@ _OPENS_TAB_JS = """
 """
 
 
-def _frame_of(png: bytes, marks: som.SomPage | None) -> np.ndarray:
-    frame = som.screenshot_array(png)
+async def _title(page: Page) -> str:
+    try:
+        return await page.title()
+    except PlaywrightError:
+        return ""
+
+
+def _frame_of(image: bytes, marks: som.SomPage | None) -> np.ndarray:
+    frame = som.screenshot_array(image)
     return frame if marks is None else som.draw_marks(frame, marks)

@@ -133,10 +133,10 @@ def _font() -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(path), 16) if path.exists() else ImageFont.load_default(16)
 
 
-def screenshot_array(png: bytes) -> np.ndarray:
-    """A PNG screenshot as an RGB uint8 array (H x W x 3)."""
-    with Image.open(io.BytesIO(png)) as img:
-        return np.asarray(img.convert("RGB"))
+def screenshot_array(image: bytes) -> np.ndarray:
+    """A PNG or JPEG screenshot as an RGB uint8 array (H x W x 3)."""
+    with Image.open(io.BytesIO(image)) as img:
+        return np.asarray(img if img.mode == "RGB" else img.convert("RGB"))
 
 
 def draw_marks(frame: np.ndarray, page: SomPage) -> np.ndarray:
