@@ -461,7 +461,7 @@ class BrowserEnv(EnvNode):
     async def oracle(self, body: Any) -> str | None:
         """The current task's next gold action (its ``gold_actions``), or None where it has none; a
         gold action that names its element by a locator (nodes/browser/gold.py) is answered with the
-        id that element has on the current page (re-captured, so the step acts on those ids)."""
+        id that element has in the observation just published, the ids the next step acts on."""
         task = self.played.get(self.episode_id or "", {})
         gold = task.get("gold_actions") or []
         if self.taken >= len(gold):
@@ -469,14 +469,9 @@ class BrowserEnv(EnvNode):
         action = str(gold[self.taken])
         if self.browser is None:
             return action
-        # A click's navigation can start after the step's settle saw a quiet page (a loaded machine):
-        # let it finish, so that a stop is judged on the page the click led to, and resolve a
-        # locator on a fresh capture of that page (the targets the step will use).
-        await self.browser._settle(self.browser.page)
         try:
             if parse_gold(action).locator is None:
                 return action
-            await self._capture()
             return await resolve_gold(action, self.browser.page, self.capture.targets)
         except GoldLocatorError as exc:
             raise ValueError(f"task {task.get('task_id', '?')} gold action {self.taken}: {exc}") from None

@@ -27,6 +27,8 @@ from nodes.browser.settle import WATCH_JS, RequestTracker, settle
 
 __all__ = ["AND", "BrowserEpisode", "BrowserSession", "Capture", "EpisodeSpec", "Settings"]
 
+CAPTURE_TRIES = 3  # reads of a page whose document keeps being replaced, before the error stands
+
 AND = " |AND| "
 CHROMIUM_ARGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--disable-dev-shm-usage", "--no-first-run", "--mute-audio",
@@ -305,6 +307,20 @@ class BrowserEpisode:
 
     async def capture(self, wanted: set[str], frame: str | None, id_space: str | None,
                       captions: dict[str, str] | None = None) -> Capture:
+        """The focused tab seen as ``wanted``; a document replaced while it was read (a navigation
+        that started after the step's settle, as a form submit can on a loaded machine) is settled
+        and read again, so the agent sees the page the action led to and the env never fails on it."""
+        for attempt in range(CAPTURE_TRIES):
+            try:
+                return await self._capture_once(wanted, frame, id_space, captions)
+            except PlaywrightError:
+                if attempt + 1 == CAPTURE_TRIES or self.page.is_closed():
+                    raise
+                await self._settle(self.page)
+        raise AssertionError("unreachable")
+
+    async def _capture_once(self, wanted: set[str], frame: str | None, id_space: str | None,
+                            captions: dict[str, str] | None = None) -> Capture:
         """The focused tab seen as ``wanted`` (som, axtree, html, url, tabs), with a ``frame``
         (screenshot, som or None) and the element ids of ``id_space`` (som, axtree or None).
 
