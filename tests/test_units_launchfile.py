@@ -38,6 +38,12 @@ def test_a_whole_plain_variable_becomes_a_number_and_a_quoted_one_stays_text():
     assert plain(y) == {"a": 5, "b": "5", "c": "x-bob"}
 
 
+def test_an_empty_variable_takes_its_default_as_in_the_shell():
+    y = tree("a: ${N:-5}\nb: x${E}y\n")
+    substitute(y, {"N": "", "E": ""})
+    assert plain(y) == {"a": 5, "b": "xy"}
+
+
 def test_an_unset_variable_is_reported_at_its_line_with_the_closest_name():
     y = tree("run:\n  seed: ${SEDE}\n")
     with pytest.raises(LaunchError) as err:

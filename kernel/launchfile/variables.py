@@ -33,10 +33,10 @@ def _substitute_scalar(y: Y, environ: Mapping[str, str]) -> None:
             raise err(y, f"malformed variable reference in {text!r}; write ${{NAME}} or "
                           f"${{NAME:-default}}, or $${{ for a literal '${{'")
         whole = match.span() == (0, len(text))
+        if default is not None and not environ.get(name):  # as in the shell: unset or empty
+            return default
         if name in environ:
             return environ[name]
-        if default is not None:
-            return default
         raise err(y, f"environment variable '{name}' is not set "
                       f"(use ${{{name}:-default}} to give a default)",
                    suggestion=closest(name, environ.keys()))
