@@ -374,7 +374,7 @@ def forum(b: Builder, rng: random.Random, seed: int) -> None:
     for row in pick(rng, [p for p in pictured if p["forum"] == "pics"], 3):
         b.add(template="Who posted this picture in /f/pics?", values={}, start=f"{R}/f/pics",
               image=f"{R}/images/{row['image_id']}.png", ev=answer("exact_match", row["author"]),
-              gold=[f"click [css=a.submission__link[href*='/{row['id']}/']]", f"stop [{row['author']}]"],
+              gold=[*open_post(row), f"stop [{row['author']}]"],
               level=("easy", "hard", "hard"))
     for topic in ("Knitting", "Motorcycles"):
         b.add(template="Take me to the forum called {{title}}.", values={"title": topic}, start=f"{R}/forums",
