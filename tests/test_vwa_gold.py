@@ -124,16 +124,22 @@ def _run(tmp_path: Path, tasks: list[dict[str, Any]], name: str) -> list[dict[st
     result = launch("run", str(path), "--out", str(out), timeout=170)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     records = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines() if line.strip()]
-    assert len(records) == len(tasks) and all(r["status"] == "completed" for r in records), records
-    return [m for _, m in sorted((int(r["metrics"]["task_id"]), r["metrics"]) for r in records)]
+    assert len(records) == len(tasks), records
+    return [{**r["metrics"], "status": r["status"]}
+            for _, r in sorted(((int(r["metrics"]["task_id"]), r) for r in records), key=lambda x: x[0])]
 
 
 def test_gold_sequences_score_one_and_perturbed_ones_zero(tmp_path: Path) -> None:
     subset = _subset()
     gold = _run(tmp_path, subset, "gold")
     for task, m in zip(subset, gold):
-        assert m["success"] == 1.0 and m["failed_checks"] == [], (task["task_id"], m)
+        assert m["status"] == "completed" and m["success"] == 1.0 and m["failed_checks"] == [], (task["task_id"], m)
         assert m["steps"] == len(task["gold_actions"]), (task["task_id"], m)
     wrong = _run(tmp_path, [_perturb(t) for t in subset], "perturbed")
     for task, m in zip(subset, wrong):
-        assert m["success"] == 0.0 and m["failed_checks"], (task["task_id"], m)
+        if (task["eval"]["reference_answers"] or {}).get("fuzzy_match") == "N/A":
+            # VWA: an answer other than "N/A" goes to the LLM's unachievable-match; vwa_gold has no
+            # model node, so the judge refuses to score it and says why, rather than guessing
+            assert m["status"] == "failed" and "needs an LLM judge" in m["reason"], (task["task_id"], m)
+            continue
+        assert m["status"] == "completed" and m["success"] == 0.0 and m["failed_checks"], (task["task_id"], m)

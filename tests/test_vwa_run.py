@@ -23,7 +23,8 @@ from nodes.judge import vwa_paper
 from tests.helpers import ROOT, launch
 
 RANDOM = ROOT / "launch" / "vwa_random.yaml"
-TASKS = json.loads((ROOT / "nodes/browser/vwa/data/local_tasks.json").read_text())
+SMOKE = ROOT / "nodes/browser/vwa/data/smoke_tasks.json"  # the seven hand-written tasks, one of each kind
+TASKS = json.loads(SMOKE.read_text())
 SOM = "[1] [A] [Home]\n[] [StaticText] [Vases]\n[2] [INPUT] [Search]\n[3] [BUTTON] [Go]"
 AXTREE = "Tab 0 (current): Home\n\n[10] RootWebArea 'Home'\n\t[11] link 'Home'\n\t[12] textbox 'Search' required: False"
 
@@ -160,6 +161,8 @@ def test_a_reset_never_lands_under_another_replicas_episode(tmp_path: Path):
 
 def test_random_agents_on_two_replicas_complete_with_the_papers_numbers_beside_in_summary_and_report(tmp_path):
     config = yaml.safe_load(RANDOM.read_text())
+    group = next(n for n in config["nodes"] if n.get("group") == "world")
+    next(n for n in group["nodes"] if n["id"] == "env")["params"]["tasks"] = [str(SMOKE)]
     run = run_config(tmp_path, config, "random", "--set", "env.max_steps=3", "--set", "run.episodes=7")
     done = records(run)
     assert len(done) == 7 and all(r["status"] == "completed" for r in done)
