@@ -17,6 +17,7 @@ import argparse
 import json
 import random
 import sqlite3
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -112,9 +113,7 @@ def classifieds(b: Builder, rng: random.Random, seed: int) -> None:
     listings = rows(db, "SELECT l.*, c.name AS category, (SELECT COUNT(*) FROM comments m WHERE m.listing_id = l.id) "
                     "AS n_comments, i.colour, i.count AS shapes, i.kind FROM listings l JOIN categories c ON "
                     "c.id = l.category_id JOIN images i ON i.id = l.image_id ORDER BY l.id")
-    titles: dict[str, int] = {}
-    for row in listings:
-        titles[row["title"]] = titles.get(row["title"], 0) + 1
+    titles = Counter(row["title"] for row in listings)
     unique = [row for row in listings if titles[row["title"]] == 1]
     home = f"{C}/"
 
@@ -203,9 +202,7 @@ def shopping(b: Builder, rng: random.Random, seed: int) -> None:
                     "(SELECT AVG(rating) FROM reviews r WHERE r.product_id = p.id) AS average "
                     "FROM products p JOIN categories c ON c.id = p.category_id JOIN images i ON i.id = p.image_id "
                     "ORDER BY p.id")
-    names: dict[str, int] = {}
-    for row in products:
-        names[row["name"]] = names.get(row["name"], 0) + 1
+    names = Counter(row["name"] for row in products)
     unique = [row for row in products if names[row["name"]] == 1]
     home = f"{S}/"
 
