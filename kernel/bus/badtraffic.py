@@ -20,7 +20,7 @@ from collections import Counter
 from typing import Annotated, Any, Optional
 
 import pydantic
-from typing_extensions import Required, TypedDict  # pydantic needs these on Python < 3.12
+from typing_extensions import Required, TypedDict, is_typeddict  # pydantic needs these on Python < 3.12
 
 MAX_SOURCES = 100
 LOG_FIRST = 5
@@ -102,10 +102,9 @@ def tap_error(body: Any) -> str | None:
 
 
 # kernel: control and service bodies ---------------------------------------------------------------
-_STRICT = pydantic.with_config(pydantic.ConfigDict(strict=True))
+_STRICT = pydantic.ConfigDict(strict=True)
 
 
-@_STRICT
 class _Stats(TypedDict, total=False):
     inputs: dict[str, dict[str, dict[str, int]]]
     queued: dict[str, int]
@@ -117,7 +116,6 @@ class _Stats(TypedDict, total=False):
     summary: dict[str, dict[str, Any]]
 
 
-@_STRICT
 class _Hello(TypedDict, total=False):
     pid: Required[int]
     inbox: Required[str]
@@ -129,37 +127,31 @@ class _Hello(TypedDict, total=False):
     curve: str
 
 
-@_STRICT
 class _Hb(TypedDict, total=False):
     state: str
     stats: _Stats
 
 
-@_STRICT
 class _Done(TypedDict, total=False):
     ok: bool
     error: Optional[str]
 
 
-@_STRICT
 class _Episode(TypedDict, total=False):
     episode: Required[Annotated[str, pydantic.StringConstraints(pattern=r"^ep\d{5,}$")]]
     metrics: Optional[dict[str, Any]]
     status: str
 
 
-@_STRICT
 class _Step(TypedDict, total=False):
     n: Annotated[int, pydantic.Field(ge=1)]
 
 
-@_STRICT
 class _Credit(TypedDict):
     input: str
     n: Annotated[int, pydantic.Field(ge=1)]
 
 
-@_STRICT
 class _Release(TypedDict):
     slots: list[Annotated[int, pydantic.Field(ge=0)]]
 
@@ -168,19 +160,28 @@ class _Release(TypedDict):
 # the strict strings again)
 _Str = Annotated[str, pydantic.Strict()]
 _TapRecord = Annotated[tuple[_Str, _Str, _Str, Any, Any, Any, Any], pydantic.Strict(False)]
-_ANY_MAP = pydantic.TypeAdapter(dict[str, Any], config=pydantic.ConfigDict(strict=True))
+
+
+def _strict(schema: Any) -> pydantic.TypeAdapter[Any]:
+    """Strict mode: a TypedDict takes it as its own config (the TypedDicts inside it inherit it),
+    any other type through its adapter."""
+    if is_typeddict(schema):
+        return pydantic.TypeAdapter(pydantic.with_config(_STRICT)(schema))
+    return pydantic.TypeAdapter(schema, config=_STRICT)
+
+
 BODIES: dict[str, pydantic.TypeAdapter[Any]] = {
-    "hello": pydantic.TypeAdapter(_Hello),
-    "hb": pydantic.TypeAdapter(_Hb),
-    "done": pydantic.TypeAdapter(_Done),
-    "bye": pydantic.TypeAdapter(_Hb),
-    "ready": _ANY_MAP,
-    "episode.report": pydantic.TypeAdapter(_Episode),
-    "episode.end": pydantic.TypeAdapter(_Episode),
-    "ctl.step": pydantic.TypeAdapter(_Step),
-    "credit": pydantic.TypeAdapter(_Credit),  # the node's bodies: these run once per message
-    "rel": pydantic.TypeAdapter(_Release),
-    "tap": pydantic.TypeAdapter(list[_TapRecord]),
+    "hello": _strict(_Hello),
+    "hb": _strict(_Hb),
+    "done": _strict(_Done),
+    "bye": _strict(_Hb),
+    "ready": _strict(dict[str, Any]),
+    "episode.report": _strict(_Episode),
+    "episode.end": _strict(_Episode),
+    "ctl.step": _strict(_Step),
+    "credit": _strict(_Credit),  # the node's bodies: these run once per message
+    "rel": _strict(_Release),
+    "tap": _strict(list[_TapRecord]),
 }
 
 

@@ -2,7 +2,7 @@
 
 A message is a multipart ZeroMQ message ``[header, body, array_0, array_1, ...]``:
 
-* ``header`` is a msgpack map (keys in :data:`HEADER_KEYS`); it is small and decoded first so a
+* ``header`` is a msgpack map (keys ``v k src dst topic seq ts tp cid step arr``); it is small and decoded first so a
   receiver can route, count and drop a message without touching its payload;
 * ``body`` is msgpack; every numpy array inside it is replaced by an ext value (code 1) holding its
   index, and the array's bytes travel as their own frame, described by ``header["arr"]``.
@@ -36,8 +36,6 @@ RELEASE: Final = "rel"  # receiver -> sender: shared-memory slots it no longer u
 CTL: Final = "ctl"  # kernel <-> node control (hello, welcome, ready, start, stop, hb, ...)
 TAP: Final = "tap"  # node -> kernel: batch of headers of messages it sent
 KINDS: Final = frozenset({DATA, REQ, REP, ERR, CREDIT, RELEASE, CTL, TAP})
-
-HEADER_KEYS: Final = ("v", "k", "src", "dst", "topic", "seq", "ts", "tp", "cid", "step", "arr")
 
 # Plain numeric and bool dtypes only: object arrays would need pickle.
 _ALLOWED_DTYPE_KINDS: Final = frozenset("biufc")
@@ -105,14 +103,8 @@ def encode(
 
     packed_body = msgpack.packb(body, default=default, use_bin_type=True)
     header: dict[str, Any] = {"v": PROTOCOL_VERSION, "k": kind, "src": src, "topic": topic, "seq": seq, "ts": time.time()}
-    if dst is not None:
-        header["dst"] = dst
-    if traceparent:
-        header["tp"] = traceparent
-    if cid is not None:
-        header["cid"] = cid
-    if step is not None:
-        header["step"] = step
+    optional = {"dst": dst, "tp": traceparent or None, "cid": cid, "step": step}
+    header.update((key, value) for key, value in optional.items() if value is not None)
     total = len(packed_body)
     frames: list[Any] = []
     if arrays:
@@ -135,23 +127,6 @@ def encode(
     return [packed_header, packed_body, *frames]
 
 
-def decode_header(frame: Any) -> dict[str, Any]:
-    """Decode and check only the header, so routing and drops never touch the payload."""
-    try:
-        header = msgpack.unpackb(_buffer(frame))
-    except Exception as exc:  # msgpack raises several unrelated types
-        raise ProtocolError(f"header is not msgpack: {exc}") from None
-    if not isinstance(header, dict):
-        raise ProtocolError("header is not a msgpack map")
-    if header.get("v") != PROTOCOL_VERSION:
-        raise ProtocolError(f"protocol version {header.get('v')!r}; this node speaks {PROTOCOL_VERSION}")
-    if header.get("k") not in KINDS:
-        raise ProtocolError(f"unknown message kind {header.get('k')!r}")
-    if type(header.get("src")) is not str or type(header.get("topic")) is not str:
-        raise ProtocolError("header needs string 'src' and 'topic'")
-    return header
-
-
 Attach = Callable[[str, np.dtype, list[int], dict[str, Any]], np.ndarray]
 
 
@@ -166,25 +141,31 @@ def decode(frames: Sequence[Any], max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, at
     nbytes = sum(map(len, buffers))
     if nbytes > max_bytes:
         raise ProtocolError(f"message of {nbytes} bytes is over the limit of {max_bytes}")
-    header = decode_header(buffers[0])
-    specs = header.get("arr")
+    # The header is decoded and checked first, so routing and drops never touch the payload.
     try:
-        if specs:
-            arrays = _arrays(specs, buffers, header["src"], attach)
+        header = msgpack.unpackb(buffers[0])
+    except Exception as exc:  # msgpack raises several unrelated types
+        raise ProtocolError(f"header is not msgpack: {exc}") from None
+    if not isinstance(header, dict):
+        raise ProtocolError("header is not a msgpack map")
+    if header.get("v") != PROTOCOL_VERSION:
+        raise ProtocolError(f"protocol version {header.get('v')!r}; this node speaks {PROTOCOL_VERSION}")
+    if header.get("k") not in KINDS:
+        raise ProtocolError(f"unknown message kind {header.get('k')!r}")
+    if type(header.get("src")) is not str or type(header.get("topic")) is not str:
+        raise ProtocolError("header needs string 'src' and 'topic'")
+    arrays = _arrays(header.get("arr") or [], buffers, header["src"], attach)
 
-            def ext_hook(code: int, data: bytes) -> Any:
-                if code != ARRAY_EXT:
-                    raise ProtocolError(f"unknown msgpack ext code {code}")
-                index = msgpack.unpackb(data)
-                if not isinstance(index, int) or not 0 <= index < len(arrays):
-                    raise ProtocolError(f"array reference {index!r} out of range")
-                return arrays[index]
+    def ext_hook(code: int, data: bytes) -> Any:
+        if code != ARRAY_EXT:
+            raise ProtocolError(f"unknown msgpack ext code {code}")
+        index = msgpack.unpackb(data)
+        if not isinstance(index, int) or not 0 <= index < len(arrays):
+            raise ProtocolError(f"array reference {index!r} out of range ({len(arrays)} arrays came)")
+        return arrays[index]
 
-            body = msgpack.unpackb(buffers[1], raw=False, ext_hook=ext_hook, strict_map_key=False)
-        else:
-            if len(buffers) != 2:
-                raise ProtocolError(f"header describes no arrays but {len(buffers) - 2} array frames came")
-            body = msgpack.unpackb(buffers[1], raw=False, ext_hook=_no_ext, strict_map_key=False)
+    try:
+        body = msgpack.unpackb(buffers[1], raw=False, ext_hook=ext_hook, strict_map_key=False)
     except ProtocolError:
         raise
     except Exception as exc:
@@ -192,10 +173,6 @@ def decode(frames: Sequence[Any], max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, at
     get = header.get
     return Message(header["k"], header["src"], header["topic"], body, get("dst"), get("seq", 0), get("ts", 0.0),
                    get("tp"), get("cid"), get("step"), nbytes)
-
-
-def _no_ext(code: int, data: bytes) -> Any:
-    raise ProtocolError(f"ext value (code {code}) in a message that carries no arrays")
 
 
 def _arrays(specs: Any, buffers: list[Any], src: str, attach: Attach | None) -> list[np.ndarray]:

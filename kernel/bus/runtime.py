@@ -127,8 +127,7 @@ class NodeRuntime:
             if output not in self.node.outputs:
                 raise ValueError(f"node {self.id!r} has no output {output!r}; declared outputs: {list(self.node.outputs)}")
             return  # declared but not wired: nothing listens
-        if self.clock.abandoned is not None:
-            self._check_abandoned()
+        self._check_abandoned()
         await self.links.take_credits(output, self._check_abandoned)
         self.links.send(output, body, step=step, max_bytes=self.max_bytes, traceparent=current_traceparent())
 
@@ -228,14 +227,11 @@ class NodeRuntime:
         try:
             with tracing.span(f"{self.id}.run"):
                 while True:
-                    try:
+                    # Abandoned: run() again; it asks for the next episode, which may be the abandoned one.
+                    with contextlib.suppress(EpisodeAbandoned):
                         await self.node.run()  # type: ignore[attr-defined]
                         break
-                    except EpisodeAbandoned:
-                        continue  # run() again: it asks for the next episode, which may be the abandoned one
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
+        except Exception as exc:  # (not a cancellation: that is no Exception)
             log.exception("run failed", node=self.id)
             self._send_ctl("done", {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
             self.exit_code = 1
@@ -246,9 +242,7 @@ class NodeRuntime:
     async def _shutdown(self) -> None:
         self.state = "stopping"
         self.reader.drain_now([self._inbox, *self.links.peers.values()])  # what arrived before stopping
-        if self._run_task is not None and not self._run_task.done():
-            self._run_task.cancel()
-        for task in list(self._tasks):
+        for task in list(self._tasks):  # the driver's run among them
             if task is not asyncio.current_task():
                 task.cancel()
         self.clock.step_span.close()  # the last step of the run still gets exported
