@@ -19,7 +19,6 @@ from kernel.bus import protocol
 from kernel.bus.badtraffic import BadTraffic, credit_error, release_error
 from kernel.bus.curve import NodeCurve
 from kernel.bus.protocol import CREDIT, DATA, RELEASE, TAP, Message
-from kernel.bus.shm import THRESHOLD as SHM_THRESHOLD
 from kernel.bus.shm import ShmPool, ShmReader
 from kernel.bus.sockets import COPY_THRESHOLD, nbytes_of, send_frames
 
@@ -90,19 +89,9 @@ class Links:
     def send(self, output: str, body: Any, *, step: int | None, max_bytes: int, traceparent: str | None) -> None:
         self.seq += 1
         dsts = self.out_dsts[output]
-        refs: list[dict[str, Any]] = []
-        place = None
-        if self.shm_pool is not None and all(self._peer_shm.get(d) for d in dsts):
-            pool = self.shm_pool
-
-            def place(array: Any) -> dict[str, Any] | None:
-                ref = pool.place(array)
-                if ref is not None:
-                    refs.append(ref)
-                return ref
-
+        pool = self.shm_pool if self.shm_pool is not None and all(self._peer_shm.get(d) for d in dsts) else None
         frames = protocol.encode(DATA, self.id, output, body, seq=self.seq, traceparent=traceparent,
-                                 step=step, max_bytes=max_bytes, place=place, place_min_bytes=SHM_THRESHOLD)
+                                 step=step, max_bytes=max_bytes, place=pool.place if pool is not None else None)
         nbytes = nbytes_of(frames)
         copy = nbytes < COPY_THRESHOLD
         delivered: set[str] = set()
@@ -120,8 +109,8 @@ class Links:
                 continue
             delivered.add(dst)
             self.tap(DATA, dst, output, self.seq, nbytes, traceparent)
-        for ref in refs:
-            self.shm_pool.hold(ref, delivered)  # type: ignore[union-attr]
+        if pool is not None:
+            pool.hold_placed(delivered)
         self.sent[output] += 1
 
     # peers ------------------------------------------------------------------------------------

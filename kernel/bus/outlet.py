@@ -178,10 +178,7 @@ class Outlet(_Sink):
             self.put(data)
 
     def isatty(self) -> bool:
-        try:
-            return os.isatty(self.fd)
-        except OSError:
-            return False
+        return os.isatty(self.fd)  # False for a closed fd too: it never raises
 
     def fileno(self) -> int:
         return self.fd

@@ -79,13 +79,12 @@ def encode(
     step: int | None = None,
     max_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     place: Callable[[np.ndarray], dict[str, Any] | None] | None = None,
-    place_min_bytes: int = 0,
 ) -> list[Any]:
     """Turn a message into frames ready for ``send_multipart(copy=False)``.
 
     Arrays are passed through as buffers, so a large frame is never copied by framebus itself.
-    With ``place`` (kernel.bus.shm), arrays of at least ``place_min_bytes`` may instead go to shared
-    memory: ``place`` returns a reference that replaces the array's frame in the header.
+    With ``place`` (kernel.bus.shm), arrays may instead go to shared memory: ``place`` returns a
+    reference that replaces the array's frame in the header, or None to send the array inline.
     """
     arrays: list[np.ndarray] = []
 
@@ -110,7 +109,7 @@ def encode(
     if arrays:
         specs: list[list[Any]] = []
         for a in arrays:
-            ref = place(a) if place is not None and a.nbytes >= place_min_bytes else None
+            ref = place(a) if place is not None else None
             if ref is None:
                 specs.append([a.dtype.str, list(a.shape)])
                 frames.append(a)

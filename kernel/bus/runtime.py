@@ -112,12 +112,10 @@ class NodeRuntime:
 
     # public to Node ---------------------------------------------------------------------------
     def queue(self, input: str) -> InputQueue:
-        try:
-            return self.queues[input]
-        except KeyError:
-            raise KeyError(
-                f"node {self.id!r} has no wired input {input!r}; wired inputs: {sorted(self.queues) or 'none'}"
-            ) from None
+        if input not in self.queues:
+            raise KeyError(f"node {self.id!r} has no wired input {input!r}; "
+                           f"wired inputs: {sorted(self.queues) or 'none'}")
+        return self.queues[input]
 
     def sources(self, input: str) -> list[str]:
         return sorted({node for (node, _), inputs in self._in_routes.items() if input in inputs})
@@ -414,8 +412,7 @@ class NodeRuntime:
                     self._stop.set()
                     return
                 try:  # stderr may be a pipe to a dead or stalled launcher: queue, wait a little, go
-                    out = outlet.stderr()
-                    out.write(f"{self.id}: {why}; exiting\n")
+                    outlet.stderr().write(f"{self.id}: {why}; exiting\n")
                     outlet.drain(console_s=0.5, files_s=2.0)
                 finally:
                     os._exit(75)

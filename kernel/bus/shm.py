@@ -52,25 +52,31 @@ class ShmPool:
         self._slots: dict[int, _Slot] = {}
         self._maps: list[tuple[Path, mmap.mmap]] = []
         self._bytes = 0
+        self._placed: list[_Slot] = []  # since the last hold_placed: the slots of the message being sent
         self.fallbacks = 0  # arrays sent inline because the pool was exhausted
 
     def place(self, array: np.ndarray) -> dict[str, Any] | None:
-        """Copy ``array`` into a free slot and return its reference, or None to send it inline."""
+        """Copy ``array`` into a free slot and return its reference, or None to send it inline (an
+        array under ``THRESHOLD``, or no slot left)."""
+        if array.nbytes < THRESHOLD:
+            return None
         size = -(-array.nbytes // _ALIGN) * _ALIGN
         free = self._free.setdefault(size, [])
         if not free and not self._grow(size):
             self.fallbacks += 1
             return None
         slot = free.pop()
+        self._placed.append(slot)
         np.frombuffer(slot.view, np.uint8, array.nbytes)[:] = array.reshape(-1).view(np.uint8)
         return {"shm": slot.segment, "off": slot.offset, "slot": slot.id}
 
-    def hold(self, ref: dict[str, Any], holders: set[str]) -> None:
-        """Record who received the slot; with no holder it is free again at once."""
-        slot = self._slots[ref["slot"]]
-        slot.holders = set(holders)
-        if not holders:
-            self._free[slot.size].append(slot)
+    def hold_placed(self, holders: set[str]) -> None:
+        """Record who received the slots placed since the last call; with no holder they are free again at once."""
+        for slot in self._placed:
+            slot.holders = set(holders)
+            if not holders:
+                self._free[slot.size].append(slot)
+        self._placed.clear()
 
     @property
     def slot_count(self) -> int:
