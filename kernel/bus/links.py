@@ -172,9 +172,7 @@ class Links:
     def _flush_credits(self) -> None:
         due, self._credit_due = self._credit_due, Counter()
         for (src, name), n in due.items():
-            sock = self.peers.get(src)
-            if sock is not None:
-                send_frames(sock, protocol.encode(CREDIT, self.id, "credit", {"input": name, "n": n}, dst=src))
+            self._send_back(src, CREDIT, "credit", {"input": name, "n": n})
 
     def lease_released(self, src: str, slot: int) -> None:
         """The last view of a shared-memory array died: tell its sender (batched per loop turn)."""
@@ -191,9 +189,13 @@ class Links:
     def _flush_released(self) -> None:
         released, self._released = self._released, {}
         for src, slots in released.items():
-            sock = self.peers.get(src)
-            if sock is not None and not sock.closed:
-                send_frames(sock, protocol.encode(RELEASE, self.id, "release", {"slots": slots}, dst=src))
+            self._send_back(src, RELEASE, "release", {"slots": slots})
+
+    def _send_back(self, src: str, kind: str, topic: str, body: Any) -> None:
+        """A credit or release to the sender ``src``, if it is still a peer."""
+        sock = self.peers.get(src)
+        if sock is not None and not sock.closed:
+            send_frames(sock, protocol.encode(kind, self.id, topic, body, dst=src))
 
     # taps -------------------------------------------------------------------------------------
     def tap(self, kind: str, dst: str, topic: str, seq: int, nbytes: int, traceparent: str | None) -> None:

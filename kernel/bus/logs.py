@@ -21,43 +21,40 @@ from kernel.bus import outlet
 # Tracebacks in the file as data (type, value, frames) a script can read. Without locals: they may
 # hold whole arrays, or a secret key from the environment.
 _file_exception = structlog.processors.ExceptionRenderer(ExceptionDictTransformer(show_locals=False))
+_stamp = structlog.processors.TimeStamper(fmt="iso", utc=True)
 
 
 class JsonLinesTee:
     """A processor that appends each event as one JSON line to a file, then passes it on.
 
-    An ``exc_info`` becomes the file's ``exception`` field here, on a copy: the console renderer
-    after it still gets the exception and prints the traceback in its own, readable form."""
+    The line gets a timestamp and an ``exc_info`` becomes its ``exception`` field, on a copy: the
+    console renderer after it still gets the exception and prints the traceback in its own, readable
+    form, and no timestamp (the terminal already orders lines in time)."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._fh = outlet.FileOutlet(path)
 
     def __call__(self, logger: Any, method: str, event: dict[str, Any]) -> dict[str, Any]:
-        record = _file_exception(logger, method, dict(event)) if "exc_info" in event else event
+        record = _stamp(logger, method, dict(event))
+        if "exc_info" in record:
+            record = _file_exception(logger, method, record)
         self._fh.write(json.dumps(record, default=str) + "\n")
         return event
-
-
-def _drop_timestamp(logger: Any, method: str, event: dict[str, Any]) -> dict[str, Any]:
-    """The terminal already orders lines in time; the JSON file keeps the timestamp."""
-    event.pop("timestamp", None)
-    return event
 
 
 def configure(name: str, log_dir: str | Path | None = None, *, colors: bool | None = None) -> None:
     processors: list[Any] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
-        structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
     if log_dir:
         processors.append(JsonLinesTee(Path(log_dir) / f"{name}.jsonl"))
     # Plain Python tracebacks on the console: the supervisor prefixes every line of a node's stderr,
     # which a boxed rich traceback does not survive, and they cost no rendering time in a crash loop.
-    processors += [_drop_timestamp, structlog.dev.ConsoleRenderer(
+    processors.append(structlog.dev.ConsoleRenderer(
         colors=sys.stderr.isatty() if colors is None else colors, pad_event=12,
-        exception_formatter=structlog.dev.plain_traceback)]
+        exception_formatter=structlog.dev.plain_traceback))
     structlog.configure(
         processors=processors,
         logger_factory=structlog.WriteLoggerFactory(file=outlet.stderr()),

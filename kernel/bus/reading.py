@@ -31,16 +31,16 @@ class SocketReader:
     def watch(self, sock: zmq.Socket, handler: Handler, peer: str | None) -> None:
         loop = asyncio.get_running_loop()
         copied = 3 if sock.type == zmq.ROUTER else 2  # routing id, header, body
-        loop.add_reader(sock.getsockopt(zmq.FD), self.drain, sock, handler, peer, copied)
-        loop.call_soon(self.drain, sock, handler, peer, copied)
         sock.__dict__["_fb_drain"] = (handler, peer, copied)
+        loop.add_reader(sock.getsockopt(zmq.FD), self.drain, sock)
+        loop.call_soon(self.drain, sock)
 
-    def drain(self, sock: zmq.Socket, handler: Handler, peer: str | None, copied: int,
-              batch: int = DRAIN_BATCH) -> bool:
+    def drain(self, sock: zmq.Socket, batch: int = DRAIN_BATCH) -> bool:
         """Read at most ``batch`` messages; True if that emptied the socket.
 
         Stopping with messages left means no new edge may come, so the drain reschedules itself
         for the loop's next turn."""
+        handler, peer, copied = sock.__dict__["_fb_drain"]
         for _ in range(batch):
             if sock.closed or not readable(sock):
                 return True
@@ -54,12 +54,12 @@ class SocketReader:
                 self.bad.note(peer or "inbox", f"handler crashed: {type(exc).__name__}: {exc}", exc_info=True)
         if sock.closed or not readable(sock):
             return True
-        asyncio.get_running_loop().call_soon(self.drain, sock, handler, peer, copied)
+        self.drain_later(sock)
         return False
 
     def drain_later(self, sock: zmq.Socket) -> None:
         """Read what is waiting on the loop's next turn."""
-        asyncio.get_running_loop().call_soon(self.drain, sock, *sock.__dict__["_fb_drain"])
+        asyncio.get_running_loop().call_soon(self.drain, sock)
 
     def kick(self, sock: zmq.Socket) -> None:
         """A send can consume the FD's edge: re-check for input that arrived meanwhile."""
@@ -74,4 +74,4 @@ class SocketReader:
     def drain_now(self, socks: list[zmq.Socket]) -> None:
         """What already arrived before stopping, bounded: a socket that stays flooded is left."""
         for sock in socks:
-            self.drain(sock, *sock.__dict__["_fb_drain"], batch=100 * DRAIN_BATCH)
+            self.drain(sock, 100 * DRAIN_BATCH)

@@ -310,14 +310,19 @@ class NodeRuntime:
     # incoming ---------------------------------------------------------------------------------
     def _on_inbox(self, frames: list[Any], _: str | None) -> None:
         identity = frames[0]
-        msg = self._decode(frames[1:], identity.decode(errors="replace"))
+        name = identity.decode(errors="replace")
+        msg = self._decode(frames[1:], name)
         if msg is None:
             return
         kind = msg.kind
-        if identity != msg.src.encode() or (kind != REQ and msg.src not in self.links.peers):
+        stranger = kind != REQ and msg.src not in self.links.peers
+        if identity != msg.src.encode() or stranger:
             # Peers connect with IDENTITY = their node id (kernel.bus.links); only they send data,
             # credits and releases. Requests may come from anyone, but under their own name.
-            self._refuse_sender(identity, msg)
+            known = ", which is no peer the kernel announced" if stranger else ""
+            self.bad.note(f"{name} (as {msg.src})" if name != msg.src else name,
+                          f"{kind} {truncated(msg.topic)} claims src {truncated(msg.src)!r}{known}, but came from "
+                          f"a connection whose ZeroMQ identity is {truncated(name)!r}")
             return
         if kind == DATA:
             inputs = self._in_routes.get((msg.src, msg.topic))
@@ -335,14 +340,6 @@ class NodeRuntime:
             self.links.on_release(msg)
         else:
             self.bad.note(msg.src, f"a {truncated(kind)!r} message on the inbox, which takes data, req, credit and rel")
-
-    def _refuse_sender(self, identity: bytes, msg: Message) -> None:
-        name = identity.decode(errors="replace")
-        known = "" if msg.kind == REQ or msg.src in self.links.peers else \
-            ", which is no peer the kernel announced"
-        self.bad.note(f"{name} (as {msg.src})" if name != msg.src else name,
-                      f"{msg.kind} {truncated(msg.topic)} claims src {truncated(msg.src)!r}{known}, but came from "
-                      f"a connection whose ZeroMQ identity is {truncated(name)!r}")
 
     async def _consume(self, name: str, handler: Callable[[Message], Awaitable[None]]) -> None:
         queue = self.queues[name]
