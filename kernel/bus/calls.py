@@ -106,10 +106,11 @@ class Calls:
             fut.set_result(msg.body)
         else:
             body = msg.body if isinstance(msg.body, dict) else {}
-            kind = body.get("type") if isinstance(body.get("type"), str) else None
+            kind = body.get("type")
+            kind = kind if isinstance(kind, str) else None
             text = body.get("error", msg.body)
-            what = f"{kind}: {text}" if kind else text
-            fut.set_exception(RemoteError(f"{msg.src}.{msg.topic} failed: {what}", kind))
+            fut.set_exception(RemoteError(f"{msg.src}.{msg.topic} failed: {kind}: {text}" if kind else
+                                          f"{msg.src}.{msg.topic} failed: {text}", kind))
 
     def serve(self, msg: Message, reply: Callable[[list[Any]], None]) -> None:
         fn = self.services.get(msg.topic)
