@@ -185,3 +185,33 @@ async def test_abandon_ends_the_step_waited_for_and_new_episode_drops_stale_acti
 def test_clock_stats_without_decisions():
     stats = Inputs([]).clock().stats()
     assert stats["mode"] == "free" and stats["mean_frames_per_decision"] is None and stats["frame"] == 0
+
+
+# shared memory on the sending side ------------------------------------------------------------
+async def test_a_message_refused_on_encoding_gives_back_the_slots_it_filled(tmp_path):
+    """An oversized message fails after its array already went to shared memory: that slot must be
+    free again, not booked to the receivers of the next message (which would never release it)."""
+    import numpy as np
+    import structlog
+    import zmq
+
+    from kernel.bus.badtraffic import BadTraffic
+    from kernel.bus.links import Links
+    from kernel.bus.protocol import MessageTooLarge
+    from kernel.bus.shm import THRESHOLD
+
+    ctx = zmq.Context()
+    links = Links("env", ctx, curve=None, shm_dir=tmp_path, bad=BadTraffic(structlog.get_logger(), "bad"))
+    try:
+        links.configure({"frame": [("agent", "obs", "latest", 1)]}, "fb-test-env")
+        links._peer_shm["agent"] = True  # the receiver said it reads shared memory
+        big = np.zeros(THRESHOLD, np.uint8)
+        with pytest.raises(MessageTooLarge, match="at most 1024"):
+            links.send("frame", {"a": big, "pad": b"x" * 4096}, step=None, max_bytes=1024, traceparent=None)
+        stats = links.shm_pool.stats()
+        assert stats["slots"] > 0 and stats["free"] == stats["slots"]
+        links.send("frame", {"a": big}, step=None, max_bytes=1 << 30, traceparent=None)  # no peer socket: dropped
+        assert links.shm_pool.stats()["free"] == stats["slots"]
+    finally:
+        links.shm_pool.close()
+        ctx.term()

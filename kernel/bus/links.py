@@ -11,6 +11,7 @@ import asyncio
 import threading
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any, Callable
 
 import zmq
@@ -33,7 +34,7 @@ Watch = Callable[[zmq.Socket, str], None]
 class Links:
     """Peer sockets, credits, leases and taps of one node; the runtime holds one."""
 
-    def __init__(self, node_id: str, ctx: zmq.Context[Any], *, curve: NodeCurve | None, shm_dir: str | None,
+    def __init__(self, node_id: str, ctx: zmq.Context[Any], *, curve: NodeCurve | None, shm_dir: Path | None,
                  bad: BadTraffic) -> None:
         self.id = node_id
         self.ctx = ctx
@@ -90,8 +91,13 @@ class Links:
         self.seq += 1
         dsts = self.out_dsts[output]
         pool = self.shm_pool if self.shm_pool is not None and all(self._peer_shm.get(d) for d in dsts) else None
-        frames = protocol.encode(DATA, self.id, output, body, seq=self.seq, traceparent=traceparent,
-                                 step=step, max_bytes=max_bytes, place=pool.place if pool is not None else None)
+        try:
+            frames = protocol.encode(DATA, self.id, output, body, seq=self.seq, traceparent=traceparent,
+                                     step=step, max_bytes=max_bytes, place=pool.place if pool is not None else None)
+        except Exception:  # e.g. over max_message_bytes: the slots already filled are nobody's, free them
+            if pool is not None:
+                pool.hold_placed(set())
+            raise
         nbytes = nbytes_of(frames)
         copy = nbytes < COPY_THRESHOLD
         delivered: set[str] = set()
