@@ -12,7 +12,6 @@ from kernel.sdk.registry import ENTRY_POINT_GROUP, registered_nodes
 
 def check_references(lf: LaunchFile, nodes_y: list[Y]) -> None:
     ids = [n.id for n in lf.nodes]
-    known = set(ids)
     registry: dict[str, str] | None = None
     for spec, y in zip(lf.nodes, nodes_y, strict=True):
         if spec.uses is None and spec.cmd is None:
@@ -44,13 +43,13 @@ def check_references(lf: LaunchFile, nodes_y: list[Y]) -> None:
             sources_y = y.value["inputs"].value[port].value["sources"].value
             for src, src_y in zip(inp.sources, sources_y, strict=True):
                 node, _ = parse_source(src_y)
-                if node not in known:
+                if node not in ids:
                     raise err(src_y, f"source {src!r} names unknown node '{node}'",
                                allowed=ids, suggestion=closest(node, ids))
         if spec.clock is not None and spec.clock.wait_for is not None:
             wait_y = y.value["clock"].value["wait_for"].value
             for name, name_y in zip(spec.clock.wait_for, wait_y, strict=True):
-                if name not in known:
+                if name not in ids:
                     raise err(name_y, f"wait_for names unknown node '{name}'", allowed=ids,
                                suggestion=closest(name, ids))
 

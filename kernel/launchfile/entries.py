@@ -102,18 +102,13 @@ def index_entries(entries: list[Y]) -> list[Entry]:
     """Every node definition, looking inside groups; works before and after expansion."""
     out: list[Entry] = []
     for entry in entries:
-        if is_group(entry):
-            for member in entry.value["nodes"].value:
-                node_id = member.value["id"].value
-                out.append(Entry(node_id, node_id, member))
-        elif entry.is_map and "id" in entry.value:
-            node_id = entry.value["id"].value
+        for node in entry.value["nodes"].value if is_group(entry) else [entry]:
+            node_id = node.value["id"].value
             base = node_id
-            replica = entry.get("replica")
-            if replica is not None and isinstance(replica.value, int) \
-                    and node_id.endswith(f"-{replica.value}"):
-                base = node_id[: -len(f"-{replica.value}")]
-            out.append(Entry(node_id, base, entry))
+            replica = node.get("replica")  # set on each copy by replicas.py
+            if replica is not None and isinstance(replica.value, int):
+                base = node_id.removesuffix(f"-{replica.value}")
+            out.append(Entry(node_id, base, node))
     return out
 
 
@@ -162,24 +157,21 @@ def merge_entries(base: list[Y], over: list[Y]) -> list[Y]:
     a node into the node of its id, wherever it stands (also inside a group); anything new is appended."""
     result = list(base)
     for entry in over:
-        if is_group(entry):
-            name = entry.value["group"].value
-            at = next((i for i, e in enumerate(result) if is_group(e) and e.value["group"].value == name), None)
-            if at is None:
-                result.append(entry)
-                continue
-            result[at] = merge(result[at], entry, entries=True)
-            continue
-        node_id = entry.value["id"].value
         lists = [result, *(e.value["nodes"].value for e in result if is_group(e))]
-        found = next(((nodes, i) for nodes in lists for i, e in enumerate(nodes)
-                      if not is_group(e) and e.value["id"].value == node_id), None)
+        found = next(((entries, i) for entries in lists for i, e in enumerate(entries)
+                      if _same(e, entry)), None)
         if found is None:
             result.append(entry)
-        else:
-            nodes, i = found
-            nodes[i] = _merge_node(nodes[i], entry)
+            continue
+        entries, i = found
+        entries[i] = merge(entries[i], entry, entries=True) if is_group(entry) else _merge_node(entries[i], entry)
     return result
+
+
+def _same(a: Y, b: Y) -> bool:
+    """Both the group of one name, or both the node of one id (groups are never nested)."""
+    key = "group" if is_group(b) else "id"
+    return is_group(a) == is_group(b) and a.value[key].value == b.value[key].value
 
 
 def parse_source(src: Y) -> tuple[str, str]:

@@ -35,12 +35,9 @@ class LaunchError(FramebusError):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        where = [str(self.file)] if self.file is not None else []
-        if self.line is not None:
-            where.append(str(self.line))
-            if self.column is not None:
-                where.append(str(self.column))
-        text = ":".join(where) + ": " if where else ""
+        # file:line:column, as far as known (a column comes only with a line: marks have both or neither)
+        where = ":".join(str(part) for part in (self.file, self.line, self.column) if part is not None)
+        text = f"{where}: " if where else ""
         if self.key:
             text += f"{self.key}: "
         text += self.message

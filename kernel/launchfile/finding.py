@@ -26,41 +26,30 @@ def _search_dirs(environ: Mapping[str, str] | None = None) -> list[Path]:
 
 
 def yaml_files(directory: Path) -> list[Path]:
-    try:
-        return sorted(p for p in directory.iterdir()
-                      if p.suffix in YAML_SUFFIXES and p.is_file())
-    except OSError:
-        return []
-
-
-def search(name: str, environ: Mapping[str, str] | None) -> Path | None:
-    if Path(name).name != name:  # a path, not a bare name
-        return None
-    candidates = [name]
-    if not name.endswith(YAML_SUFFIXES):
-        candidates += [name + suffix for suffix in YAML_SUFFIXES]
-    for directory in _search_dirs(environ):
-        for candidate in candidates:
-            path = directory / candidate
-            if path.is_file():
-                return path
-    return None
+    """The launch files in ``directory``; none when it does not exist (glob yields nothing then)."""
+    return sorted(p for suffix in YAML_SUFFIXES for p in directory.glob("*" + suffix) if p.is_file())
 
 
 def known_names(environ: Mapping[str, str] | None) -> list[str]:
-    names: list[str] = []
-    for directory in _search_dirs(environ):
-        for path in yaml_files(directory):
-            if path.stem not in names:
-                names.append(path.stem)
-    return names
+    stems = [path.stem for directory in _search_dirs(environ) for path in yaml_files(directory)]
+    return list(dict.fromkeys(stems))  # each name once, where it is found first
 
 
 def find(name: str | Path, cwd: Path | None, environ: Mapping[str, str] | None) -> Path | None:
     """An existing path (relative to ``cwd``) first, so that a local file can shadow a bundled one;
     otherwise a bare name looked up on ``FRAMEBUS_LAUNCH_PATH`` and then among the bundled files."""
     here = Path(name) if cwd is None else cwd / name  # an absolute name stays itself
-    return here if here.is_file() else search(str(name), environ)
+    if here.is_file():
+        return here
+    if Path(name).name != str(name):  # a path, not a bare name
+        return None
+    suffixes = ("",) if str(name).endswith(YAML_SUFFIXES) else ("", *YAML_SUFFIXES)
+    for directory in _search_dirs(environ):
+        for suffix in suffixes:
+            path = directory / f"{name}{suffix}"
+            if path.is_file():
+                return path
+    return None
 
 
 def resolve_path(name: str | Path, cwd: Path | None = None, *,

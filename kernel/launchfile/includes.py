@@ -45,18 +45,16 @@ def read(path: Path, ctx: Context, via: Y | None) -> Y:
         normalise_entries(nodes)
         check_unique(index_entries(nodes.value))
 
-    include = root.value.pop("include", None)
-    if include is None:
-        return root
+    include = root.value.pop("include", Y([], root.mark, "include"))
     if not include.is_list:
         raise err(include, "expected a list of included files")
-    merged: Y | None = None
+    merged = Y({}, root.mark, "")  # the includes in order, then this file on top
     for item in include.value:
         included = _read_include(item, path, ctx)
         for key in ("name", "description"):  # the including file's own, never inherited
             included.value.pop(key, None)
-        merged = included if merged is None else merge(merged, included, entries=True)
-    return root if merged is None else merge(merged, root, entries=True)
+        merged = merge(merged, included, entries=True)
+    return merge(merged, root, entries=True)
 
 
 def _read_include(item: Y, parent: Path, ctx: Context) -> Y:

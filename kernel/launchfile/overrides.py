@@ -49,13 +49,12 @@ def apply_set(root: Y, key_y: Y, value: Y) -> None:
         _set_in(root, parts, value, key_y)
         return
     nodes = root.get("nodes")
-    entries = index_entries(nodes.value) if nodes is not None and nodes.is_list else []
+    entries = index_entries(nodes.value) if nodes is not None else []  # a list: normalise_entries checked
     targets = [e.node for e in entries if e.id == head] or \
               [e.node for e in entries if e.base == head]
     if not targets:
-        ids = list(dict.fromkeys([e.id for e in entries] + [e.base for e in entries]))
-        raise err(key_y, f"unknown node '{head}'", allowed=[*ids, "run", "bus"],
-                   suggestion=closest(head, [*ids, "run", "bus"]))
+        heads = list(dict.fromkeys([*(e.id for e in entries), *(e.base for e in entries), "run", "bus"]))
+        raise err(key_y, f"unknown node '{head}'", allowed=heads, suggestion=closest(head, heads))
     for node in targets:
         _set_in(node, ["params", *rest], copy.deepcopy(value), key_y)
 

@@ -35,34 +35,29 @@ def load(path: str | Path, *, sets: Sequence[str] = (), episodes: int | None = N
     ``Params`` model, and the parsed instances are kept on the result (``LaunchFile.parsed_params``).
     With ``resources`` (a backend's model of a node's ``resources:``) each request is checked
     against it and kept as the model normalised it (the format itself only asks for a mapping)."""
-    env: Mapping[str, str] = os.environ if environ is None else environ
+    environ = os.environ if environ is None else environ
     try:
-        return _stages(path, sets, episodes, env, node_class, resources)
+        source = resolve_path(path, environ=environ)
+        root = read(source, Context(environ, [source.resolve()]), None)  # YAML, variables, entries, includes
+        expand_replicas(root)
+        apply_sets(root, sets)
+        override_episodes(root, episodes)
+        nodes_y = root.get("nodes")  # a list once there (entries.py), its entries the nodes of ``lf`` in order
+        nodes = nodes_y.value if nodes_y is not None else []
+        check_unique(index_entries(nodes))
+        lf = _validate(root, source)
+        check_references(lf, nodes)
+        if node_class is not None:
+            lf.parsed_params = check_params(lf, nodes, node_class)
+        if resources is not None:
+            check_resources(lf, nodes, resources)
+        return lf
     except LaunchError:
         raise
     except RecursionError:
         raise LaunchError("the file nests too deeply (recursive YAML anchors?)", file=Path(path)) from None
     except Exception as exc:  # a bug here must still not show the user a traceback
         raise LaunchError(f"internal error while loading: {type(exc).__name__}: {exc}", file=Path(path)) from exc
-
-
-def _stages(path: str | Path, sets: Sequence[str], episodes: int | None, environ: Mapping[str, str],
-            node_class: NodeClassLoader | None, resources: type[BaseModel] | None) -> LaunchFile:
-    source = resolve_path(path, environ=environ)
-    root = read(source, Context(environ, [source.resolve()]), None)  # YAML, variables, entries, includes
-    expand_replicas(root)
-    apply_sets(root, sets)
-    override_episodes(root, episodes)
-    nodes_y = root.get("nodes")  # a list once there (entries.py), its entries the nodes of ``lf`` in order
-    nodes = nodes_y.value if nodes_y is not None else []
-    check_unique(index_entries(nodes))
-    lf = _validate(root, source)
-    check_references(lf, nodes)
-    if node_class is not None:
-        lf.parsed_params = check_params(lf, nodes, node_class)
-    if resources is not None:
-        check_resources(lf, nodes, resources)
-    return lf
 
 
 def _validate(root: Y, source: Path) -> LaunchFile:

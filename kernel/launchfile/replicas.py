@@ -34,8 +34,7 @@ def _expand(entries: list[Y]) -> list[Y]:
         for i in range(count):
             for member in members:
                 copy_y = copy.deepcopy(member)
-                id_y = copy_y.value["id"]
-                copy_y.value["id"] = replace(id_y, value=f"{id_y.value}-{i}")
+                copy_y.value["id"].value += f"-{i}"  # a deep copy: the member itself keeps its id
                 copy_y.value["group"] = replace(name_y)
                 copy_y.value["replica"] = Y(i, copy_y.mark, child_path(copy_y.path, "replica"), copy_y.mark)
                 params = copy_y.value.setdefault("params", Y({}, copy_y.mark, child_path(copy_y.path, "params"),

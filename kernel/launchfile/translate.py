@@ -40,8 +40,7 @@ def _fields_along(root: type[BaseModel], loc: Sequence[Any]) -> tuple[tuple[Any,
         members = [a for a in get_args(tp) if a is not type(None)] if get_origin(tp) in (Union, types.UnionType) else []
         if len(members) > 1 and isinstance(part, str):
             tag = part.split("[", 1)[0].lower()
-            picked = [m for m in members if (get_origin(m) or m).__name__.lower() == tag] if tag != "literal" \
-                else [m for m in members if get_origin(m) is Literal]
+            picked = [m for m in members if (get_origin(m) or m).__name__.lower() == tag]  # Literal's is 'Literal'
             tp = picked[0] if picked else tp
             continue
         out.append(part)

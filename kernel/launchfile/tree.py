@@ -117,9 +117,8 @@ def _from_node(loader: yaml.SafeLoader, node: yaml.Node, file: Path, path: str,
     if isinstance(node, yaml.SequenceNode):
         return Y([_from_node(loader, child, file, child_path(path, i), None)
                    for i, child in enumerate(node.value)], mark, path, key_mark)
-    value = loader.construct_object(node, deep=True)
-    plain = isinstance(node, yaml.ScalarNode) and node.style is None
-    return Y(value, mark, path, key_mark, plain)
+    value = loader.construct_object(node, deep=True)  # a scalar (the only other kind of node)
+    return Y(value, mark, path, key_mark, node.style is None)  # plain: written without quotes
 
 
 def wrap(value: Any, mark: Mark, path: str, key_mark: Mark | None = None) -> Y:
@@ -143,18 +142,12 @@ def plain(y: Y) -> Any:
 
 def walk(y: Y) -> Iterable[Y]:
     yield y
-    if y.is_map:
-        for child in y.value.values():
-            yield from walk(child)
-    elif y.is_list:
-        for child in y.value:
-            yield from walk(child)
+    for child in y.value.values() if y.is_map else y.value if y.is_list else ():
+        yield from walk(child)
+
+
+_KINDS = {dict: "a mapping", list: "a list", type(None): "null"}  # as an error names a value of no scalar kind
+
 
 def describe_value(value: Any) -> str:
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    if value is None:
-        return "null"
-    return repr(value)
+    return _KINDS.get(type(value)) or repr(value)

@@ -41,15 +41,13 @@ def _substitute_scalar(y: Y, environ: Mapping[str, str]) -> None:
                       f"(use ${{{name}:-default}} to give a default)",
                    suggestion=closest(name, environ.keys()))
 
-    result = _VAR_RE.sub(replace, text)
-    if whole and y.plain and result.strip():
+    y.value = _VAR_RE.sub(replace, text)
+    if whole and y.plain and y.value.strip():
         # 'episodes: ${N:-5}' should be the number 5, as if 5 had been written.
         try:
-            parsed = yaml.safe_load(result)
+            parsed = yaml.safe_load(y.value)
         except yaml.YAMLError:
-            parsed = result
-        y.value = parsed if isinstance(parsed, (str, int, float, bool)) or parsed is None \
-            else result
-    else:
-        y.value = result
+            return  # kept as text
+        if isinstance(parsed, (str, int, float, bool)) or parsed is None:  # a scalar; a list or mapping stays text
+            y.value = parsed
 
