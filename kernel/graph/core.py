@@ -205,13 +205,14 @@ class Kernel:
 
     def _handle(self, identity: bytes, msg: Message) -> None:
         st = self.nodes.get(msg.src)
+        who = identity.decode(errors="replace")
         if identity != msg.src.encode():
             # Nodes connect with IDENTITY = their id, clients with their own name: anything else
             # lies about who sent it (on a plain bus, the header's src is the only name there is).
             error = (f"{msg.kind} {truncated(msg.topic)} claims src {truncated(msg.src)!r}, but came from a "
-                     f"connection whose ZeroMQ identity is {truncated(identity.decode(errors='replace'))!r}; "
+                     f"connection whose ZeroMQ identity is {truncated(who)!r}; "
                      "a node sets its control socket's identity to its node id")
-            self.bad.note(identity.decode(errors="replace"), error)
+            self.bad.note(who, error)
             if msg.kind == CTL and msg.topic == "hello":  # a misconfigured node waits for an answer
                 self._send(identity, CTL, "reject", {"error": error})  # it waits for an answer, then exits
             return
@@ -221,11 +222,11 @@ class Kernel:
             if msg.kind == CTL and msg.topic == "hello":
                 error = (f"node id {truncated(msg.src)!r} is not in the launch file {self.lf.source.name}; "
                          f"its nodes are: {', '.join(self.nodes)}")
-                self.bad.note(identity.decode(errors="replace"), f"hello from an unknown node: {error}")
+                self.bad.note(who, f"hello from an unknown node: {error}")
                 self._send(identity, CTL, "reject", {"error": error})
             else:
-                self.bad.note(identity.decode(errors="replace"), f"{msg.kind} {truncated(msg.topic)} from "
-                              f"{truncated(msg.src)!r}, which is no node of this graph")
+                self.bad.note(who, f"{msg.kind} {truncated(msg.topic)} from {truncated(msg.src)!r}, which is no "
+                              "node of this graph")
         elif msg.kind == TAP:
             error = tap_error(msg.body)
             if error is not None:
@@ -260,15 +261,13 @@ class Kernel:
                 self._run(node_id, st)
             elif all(s.state == "ready" for s in self.nodes.values()):
                 self.ready_event.set()
-        elif cmd == "hb":
-            st.stats = body.get("stats", {})
+        elif cmd in ("hb", "bye"):  # bye: the last stats, as the node exits
+            st.stats = body.get("stats", st.stats)
         elif cmd == "done":
             st.state = "done"
             if not body.get("ok", True):
                 st.error = body.get("error")
             self.check_done()
-        elif cmd == "bye":
-            st.stats = body.get("stats", st.stats)
 
     def _hello(self, node_id: str, st: NodeState, body: dict[str, Any]) -> None:
         spec = st.spec
@@ -325,17 +324,15 @@ class Kernel:
             self._answer_asks()  # drivers waiting for an episode hear there is none left
             self.finish("completed", f"all {self.book.total} episodes ended")
             return
-        drivers = {n: s for n, s in self.nodes.items() if s.driver}
         failed = [n for n, s in self.nodes.items() if s.state == "failed"]
         if failed:
             self.finish("failed", f"node(s) failed: {', '.join(failed)}")
-        elif drivers and self._drivers_idle():
-            finished = all(s.state in ("done", "stopped") for s in drivers.values())
+        elif any(s.driver for s in self.nodes.values()) and self._drivers_idle():
             errors = [f"{n}: {s.error}" for n, s in self.nodes.items() if s.error]
             if errors:
                 self.finish("failed", "; ".join(errors))
             elif self.book.total is None:
-                if finished:
+                if all(s.state in ("done", "stopped") for s in self.nodes.values() if s.driver):
                     self.finish("completed", "every driver finished")
             elif self._drain_timer is None and self._settled() and not self.book.returned:
                 # Judges may still be scoring the last episodes: give them time to end them.

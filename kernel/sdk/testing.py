@@ -129,7 +129,6 @@ class Harness:
                 await asyncio.wait_for(rt.wait_started(), 10)
 
     async def wait_finished(self, timeout: float = 30.0) -> tuple[str, str]:
-        assert self.kernel.finished is not None
         return await asyncio.wait_for(asyncio.shield(self.kernel.finished), timeout)
 
     def pid(self, node_id: str) -> int:
