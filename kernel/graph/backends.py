@@ -10,8 +10,8 @@ puts those decisions in one place, so the runner only asks for a supervisor and 
 
 from __future__ import annotations
 
-import importlib
 import os
+import pkgutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
@@ -55,10 +55,8 @@ class Placement:
     def supervisor(self, env: dict[str, str], log_dir: Path, console: Console,
                    on_exit: Callable[[str, int | None, bool], None]) -> Supervisor:
         node_env = {n.id: self.keys.node_env(n.id) for n in self.lf.nodes} if self.keys else None
-        if self.cluster is not None:
-            self._supervisor = self.cluster.supervisor(self.lf.nodes, env, log_dir, console, on_exit, node_env)
-        else:
-            self._supervisor = Supervisor(self.lf.nodes, env, log_dir, console, on_exit, node_env)
+        make = Supervisor if self.cluster is None else self.cluster.supervisor  # the same arguments
+        self._supervisor = make(self.lf.nodes, env, log_dir, console, on_exit, node_env)
         return self._supervisor
 
     def announcement(self) -> dict[str, Any]:
@@ -83,8 +81,7 @@ def prepare(lf: LaunchFile, backend: str, address: str | None, console: Console)
         raise LaunchError(f"--address names a cluster to join; add --backend {' or '.join(CLUSTERS)}")
     if backend == "local":
         return Placement(lf, RunKeys.create(lf.bus, [n.id for n in lf.nodes]))
-    module, _, name = CLUSTERS[backend].partition(":")  # imported now: it may need optional packages
-    cluster: Cluster = getattr(importlib.import_module(module), name)(address, console)
+    cluster: Cluster = pkgutil.resolve_name(CLUSTERS[backend])(address, console)  # imported now: it may need optional packages
     cluster.start()
     try:
         bus = lf.bus.model_copy(update={"transport": "tcp", "host": cluster.bus_host(lf)})

@@ -8,6 +8,7 @@ episodes; so the kernel can answer ``launch stats``, drive pause/resume/step, an
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -92,10 +93,8 @@ class Kernel:
 
     def close(self) -> None:
         self._hb_task.cancel()
-        try:
+        with contextlib.suppress(Exception):
             asyncio.get_running_loop().remove_reader(self.sock.getsockopt(zmq.FD))
-        except Exception:
-            pass
         self.sock.close(linger=0)
         if self._curve is not None:
             self._curve.stop()
@@ -153,11 +152,16 @@ class Kernel:
 
     # messaging ------------------------------------------------------------------------------
     def send(self, node_id: str, cmd: str, body: Any) -> None:
+        self._send(node_id.encode(), CTL, cmd, body, dst=node_id)
+
+    def _send(self, identity: bytes, kind: str, topic: str, body: Any, *, dst: str | None = None,
+              cid: int | None = None) -> None:
+        """Every message the kernel sends. NOBLOCK: a peer that is gone never holds up the kernel."""
         try:
-            self.sock.send_multipart([node_id.encode(), *protocol.encode(CTL, "kernel", cmd, body, dst=node_id)],
+            self.sock.send_multipart([identity, *protocol.encode(kind, "kernel", topic, body, dst=dst, cid=cid)],
                                      flags=zmq.NOBLOCK)
         except zmq.ZMQError:
-            pass  # the node is gone; the supervisor reports that
+            pass  # the peer is gone: the supervisor reports a node's exit, and an asker asks again
         self._kick()
 
     def broadcast(self, cmd: str, body: Any) -> None:
@@ -166,6 +170,8 @@ class Kernel:
                 self.send(node_id, cmd, body)
 
     def _kick(self) -> None:
+        """A send can consume the FD's edge: drain soon if something waits. Once: a drain left with
+        messages reschedules itself, and a second chain of them would double the reads per turn."""
         if not self._drain_soon and not self.sock.closed and readable(self.sock):
             self._drain_soon = True
             asyncio.get_running_loop().call_soon(self._drain)
@@ -199,15 +205,16 @@ class Kernel:
 
     def _handle(self, identity: bytes, msg: Message) -> None:
         st = self.nodes.get(msg.src)
+        who = identity.decode(errors="replace")
         if identity != msg.src.encode():
             # Nodes connect with IDENTITY = their id, clients with their own name: anything else
             # lies about who sent it (on a plain bus, the header's src is the only name there is).
             error = (f"{msg.kind} {truncated(msg.topic)} claims src {truncated(msg.src)!r}, but came from a "
-                     f"connection whose ZeroMQ identity is {truncated(identity.decode(errors='replace'))!r}; "
+                     f"connection whose ZeroMQ identity is {truncated(who)!r}; "
                      "a node sets its control socket's identity to its node id")
-            self.bad.note(identity.decode(errors="replace"), error)
+            self.bad.note(who, error)
             if msg.kind == CTL and msg.topic == "hello":  # a misconfigured node waits for an answer
-                self._reject(identity, error)
+                self._send(identity, CTL, "reject", {"error": error})  # it waits for an answer, then exits
             return
         if msg.kind == REQ:
             self._serve(identity, msg)
@@ -215,11 +222,11 @@ class Kernel:
             if msg.kind == CTL and msg.topic == "hello":
                 error = (f"node id {truncated(msg.src)!r} is not in the launch file {self.lf.source.name}; "
                          f"its nodes are: {', '.join(self.nodes)}")
-                self.bad.note(identity.decode(errors="replace"), f"hello from an unknown node: {error}")
-                self._reject(identity, error)
+                self.bad.note(who, f"hello from an unknown node: {error}")
+                self._send(identity, CTL, "reject", {"error": error})
             else:
-                self.bad.note(identity.decode(errors="replace"), f"{msg.kind} {truncated(msg.topic)} from "
-                              f"{truncated(msg.src)!r}, which is no node of this graph")
+                self.bad.note(who, f"{msg.kind} {truncated(msg.topic)} from {truncated(msg.src)!r}, which is no "
+                              "node of this graph")
         elif msg.kind == TAP:
             error = tap_error(msg.body)
             if error is not None:
@@ -239,11 +246,6 @@ class Kernel:
         else:
             self.bad.note(msg.src, f"a {truncated(msg.kind)!r} message: the kernel takes only ctl, tap and req")
 
-    def _reject(self, identity: bytes, error: str) -> None:
-        """Answer a hello that cannot be taken (the node waits for an answer, then exits with it)."""
-        self.sock.send_multipart([identity, *protocol.encode(CTL, "kernel", "reject", {"error": error})],
-                                 flags=zmq.NOBLOCK)
-
     def _refuse(self, node_id: str, st: NodeState, error: str) -> None:
         st.state = "failed"
         st.error = error
@@ -259,15 +261,13 @@ class Kernel:
                 self._run(node_id, st)
             elif all(s.state == "ready" for s in self.nodes.values()):
                 self.ready_event.set()
-        elif cmd == "hb":
-            st.stats = body.get("stats", {})
+        elif cmd in ("hb", "bye"):  # bye: the last stats, as the node exits
+            st.stats = body.get("stats", st.stats)
         elif cmd == "done":
             st.state = "done"
             if not body.get("ok", True):
                 st.error = body.get("error")
             self.check_done()
-        elif cmd == "bye":
-            st.stats = body.get("stats", st.stats)
 
     def _hello(self, node_id: str, st: NodeState, body: dict[str, Any]) -> None:
         spec = st.spec
@@ -324,17 +324,15 @@ class Kernel:
             self._answer_asks()  # drivers waiting for an episode hear there is none left
             self.finish("completed", f"all {self.book.total} episodes ended")
             return
-        drivers = {n: s for n, s in self.nodes.items() if s.driver}
         failed = [n for n, s in self.nodes.items() if s.state == "failed"]
         if failed:
             self.finish("failed", f"node(s) failed: {', '.join(failed)}")
-        elif drivers and self._drivers_idle():
-            finished = all(s.state in ("done", "stopped") for s in drivers.values())
+        elif any(s.driver for s in self.nodes.values()) and self._drivers_idle():
             errors = [f"{n}: {s.error}" for n, s in self.nodes.items() if s.error]
             if errors:
                 self.finish("failed", "; ".join(errors))
             elif self.book.total is None:
-                if finished:
+                if all(s.state in ("done", "stopped") for s in self.nodes.values() if s.driver):
                     self.finish("completed", "every driver finished")
             elif self._drain_timer is None and self._settled() and not self.book.returned:
                 # Judges may still be scoring the last episodes: give them time to end them.
@@ -382,12 +380,7 @@ class Kernel:
             if result is services.DEFERRED:
                 continue
             del self._asks[src]
-            reply = protocol.encode(REP, "kernel", "episode.next", result, dst=src, cid=cid)
-            try:
-                self.sock.send_multipart([identity, *reply], flags=zmq.NOBLOCK)
-            except zmq.ZMQError:
-                pass  # the asker is gone; it asks again when it is back
-        self._kick()
+            self._send(identity, REP, "episode.next", result, dst=src, cid=cid)
 
     # kernel services ------------------------------------------------------------------------
     def _serve(self, identity: bytes, msg: Message) -> None:
@@ -401,12 +394,10 @@ class Kernel:
                 self._asks[msg.src] = (identity, msg.cid)
                 self.check_done()  # every driver may be waiting now: time for the drain timer
                 return
-            reply = protocol.encode(REP, "kernel", msg.topic, result, dst=msg.src, cid=msg.cid)
+            self._send(identity, REP, msg.topic, result, dst=msg.src, cid=msg.cid)
         except Exception as exc:
-            reply = protocol.encode(ERR, "kernel", msg.topic, {"error": str(exc), "type": type(exc).__name__},
-                                    dst=msg.src, cid=msg.cid)
-        self.sock.send_multipart([identity, *reply])
-        self._kick()
+            self._send(identity, ERR, msg.topic, {"error": str(exc), "type": type(exc).__name__},
+                       dst=msg.src, cid=msg.cid)
 
     def summary_sections(self) -> dict[str, Any]:
         """What nodes put in summary.json (Node.summarize), merged by kernel.graph.summary's rule."""

@@ -12,13 +12,11 @@ store has every record.
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter, deque
 from pathlib import Path
 from typing import Any
 
-from kernel.bus.resultsdb import json_default
 from kernel.graph.store import ResultsStore, episode_index
 
 RECENT = 100  # ended records kept in memory (tests and `launch ctl` look at the latest ones)
@@ -48,7 +46,6 @@ class EpisodeBook:
     def __init__(self, total: int | None, seed: int, run_dir: Path, max_retries: int = 2) -> None:
         self.total = total
         self.seed = seed
-        self.path = run_dir / "episodes.jsonl"
         self.store = ResultsStore(run_dir)
         self.max_retries = max_retries
         self.records: dict[str, dict[str, Any]] = {}  # the last RECENT ended episodes, oldest first
@@ -65,7 +62,6 @@ class EpisodeBook:
         for rec in self.store.each_ended():  # with what episodes.jsonl had and the database lacked
             self._count(rec)
         self.resumed = self.ended_count
-        self._mirror = self.path.open("a", buffering=1)  # line-buffered: each line is written at once
 
     @staticmethod
     def episode_id(index: int) -> str:
@@ -117,8 +113,6 @@ class EpisodeBook:
                "retries": self._retries.pop(eid, 0), "metrics": merged}
         self._count(rec)
         self.store.end(rec, index)
-        # The acknowledgement record (kernel.graph.store): one line, handed to the OS before the reply.
-        self._mirror.write(json.dumps(rec, default=json_default) + "\n")
 
     def _count(self, rec: dict[str, Any]) -> None:
         """Fold one ended record into the aggregates, and keep it among the recent ones."""
@@ -172,7 +166,6 @@ class EpisodeBook:
         return any(index not in self._ended for index in self._returned)
 
     def close(self) -> None:
-        self._mirror.close()
         self.store.close()
 
     @property

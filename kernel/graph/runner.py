@@ -20,6 +20,7 @@ from kernel.bus import outlet
 from kernel.bus.shm import remove_segments
 from kernel.graph import backends
 from kernel.graph.core import Kernel
+from kernel.graph.keys import RunKeys
 from kernel.launchfile import LaunchFile
 
 READY_TIMEOUT_S = float(os.environ.get("FRAMEBUS_READY_TIMEOUT", "300"))
@@ -40,6 +41,27 @@ def default_out(lf: LaunchFile) -> Path:
     return Path("runs") / f"{stamp}-{lf.name}"
 
 
+async def open_graph(lf: LaunchFile, run_dir: Path, cleanup: contextlib.AsyncExitStack, *, trace: str | None,
+                     keys: RunKeys | None) -> tuple[Kernel, Path, dict[str, str]]:
+    """A run folder, the run's ipc folder and its listening kernel, and the environment every node
+    process needs to reach them (``launch run`` and the test harness alike); ``cleanup`` closes the
+    kernel, then removes the ipc folder and the shared memory named after it."""
+    (run_dir / "logs").mkdir(parents=True, exist_ok=True)
+    ipc_dir = Path(tempfile.mkdtemp(prefix=IPC_PREFIX, dir=IPC_PARENT))  # mode 0700
+    cleanup.callback(remove_segments, ipc_dir.name)
+    cleanup.callback(shutil.rmtree, ipc_dir, ignore_errors=True)
+    tcp = lf.bus.transport == "tcp"
+    endpoint = f"tcp://{lf.bus.host}:0" if tcp else f"ipc://{ipc_dir}/kernel.sock"
+    kernel = Kernel(lf, run_dir, endpoint, trace=trace, keys=keys)
+    await kernel.open()
+    cleanup.callback(kernel.close)
+    env = {"FRAMEBUS_KERNEL": kernel.endpoint, "FRAMEBUS_IPC_DIR": str(ipc_dir),
+           "FRAMEBUS_LOG_DIR": str(run_dir / "logs"), "FRAMEBUS_RUN_DIR": str(run_dir)}
+    if tcp:
+        env["FRAMEBUS_TCP_HOST"] = lf.bus.host
+    return kernel, ipc_dir, env
+
+
 async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = None,
               console: Console | None = None, backend: str = "local", address: str | None = None,
               watch: Callable[[Kernel], Awaitable[None]] | None = None,
@@ -55,26 +77,12 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
     async with contextlib.AsyncExitStack() as cleanup:  # undone in reverse order, however far the run got
         cleanup.callback(placement.close)  # after the supervisor stopped every node: kill leftovers, leave
         run_dir = (out or default_out(lf)).resolve()
-        (run_dir / "logs").mkdir(parents=True, exist_ok=True)
+        kernel, ipc_dir, env = await open_graph(lf, run_dir, cleanup, trace=trace, keys=placement.keys)
         (run_dir / "launch.yaml").write_text(lf.to_yaml())
         run_id = run_dir.name
-        ipc_dir = Path(tempfile.mkdtemp(prefix=IPC_PREFIX, dir=IPC_PARENT))  # mode 0700
-        cleanup.callback(remove_segments, ipc_dir.name)
-        cleanup.callback(shutil.rmtree, ipc_dir, ignore_errors=True)
-        if lf.bus.transport == "tcp":
-            endpoint = f"tcp://{lf.bus.host}:0"
-        else:
-            endpoint = f"ipc://{ipc_dir}/kernel.sock"
-        kernel = Kernel(lf, run_dir, endpoint, trace=trace, keys=placement.keys)
-        await kernel.open()
-        cleanup.callback(kernel.close)
         if announce is not None:
             cleanup.callback(announce({"run_id": run_id, "run_dir": str(run_dir), "endpoint": kernel.endpoint,
                                        "launch_file": str(lf.source), **placement.announcement()}, ipc_dir))
-        env = {"FRAMEBUS_KERNEL": kernel.endpoint, "FRAMEBUS_IPC_DIR": str(ipc_dir),
-               "FRAMEBUS_LOG_DIR": str(run_dir / "logs"), "FRAMEBUS_RUN_DIR": str(run_dir)}
-        if lf.bus.transport == "tcp":
-            env["FRAMEBUS_TCP_HOST"] = lf.bus.host
         supervisor = placement.supervisor(env, run_dir / "logs", console, kernel.node_exited)
         interrupts = 0
 

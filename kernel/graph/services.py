@@ -55,22 +55,16 @@ def run_error(kernel: Kernel, src: str, body: dict[str, Any]) -> bool:
     return True
 
 
-def ctl_pause(kernel: Kernel, src: str, body: dict[str, Any]) -> dict[str, Any]:
-    kernel.paused = True
-    kernel.broadcast("pause", {})
-    return kernel.status()
+def _broadcast(cmd: str, paused: bool) -> Handler:
+    """A ``launch ctl`` command every node's clock obeys (pause, resume, step N): it sets the
+    kernel's paused flag, which a node that registers later is told too."""
 
+    def handler(kernel: Kernel, src: str, body: dict[str, Any]) -> dict[str, Any]:
+        kernel.paused = paused
+        kernel.broadcast(cmd, {"n": int(body.get("n", 1))} if cmd == "step" else {})
+        return kernel.status()
 
-def ctl_resume(kernel: Kernel, src: str, body: dict[str, Any]) -> dict[str, Any]:
-    kernel.paused = False
-    kernel.broadcast("resume", {})
-    return kernel.status()
-
-
-def ctl_step(kernel: Kernel, src: str, body: dict[str, Any]) -> dict[str, Any]:
-    kernel.paused = True
-    kernel.broadcast("step", {"n": int(body.get("n", 1))})
-    return kernel.status()
+    return handler
 
 
 def ctl_stop(kernel: Kernel, src: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -83,9 +77,9 @@ SERVICES: dict[str, Handler] = {
     "episode.report": episode_report,
     "episode.end": episode_end,
     "run.error": run_error,
-    "ctl.pause": ctl_pause,
-    "ctl.resume": ctl_resume,
-    "ctl.step": ctl_step,
+    "ctl.pause": _broadcast("pause", paused=True),
+    "ctl.resume": _broadcast("resume", paused=False),
+    "ctl.step": _broadcast("step", paused=True),
     "ctl.stop": ctl_stop,
     "stats": lambda kernel, src, body: kernel.stats(),
     "status": lambda kernel, src, body: kernel.status(),

@@ -7,7 +7,7 @@ writes), and every tool reads it. It is the source of truth for resuming a run; 
 
 Writes go through the writer thread of kernel.bus.resultsdb (the schema lives there too), so an
 event loop never waits on the disk or on another process holding the write lock. The
-kernel acknowledges an ended episode once its line is in ``episodes.jsonl`` (kernel.graph.episodes appends
+kernel acknowledges an ended episode once its line is in ``episodes.jsonl`` (``end`` appends
 it before the reply), so a launcher killed before the thread committed loses nothing acknowledged:
 opening the store takes back every mirrored episode the database lacks.
 
@@ -35,7 +35,9 @@ class ResultsStore:
     def __init__(self, run_dir: Path) -> None:
         self.path = run_dir / FILENAME
         self.db = connect(self.path)  # this thread's, for reads; writes go through the writer
-        self._recover(run_dir / "episodes.jsonl")
+        mirror = run_dir / "episodes.jsonl"
+        self._recover(mirror)
+        self._mirror = mirror.open("a", buffering=1)  # line-buffered: each line is written at once
         self._writer = Writer(self.path, "results-store")
 
     def _recover(self, mirror: Path) -> None:
@@ -70,9 +72,12 @@ class ResultsStore:
                    "metrics": json.loads(metrics)}
 
     def end(self, record: dict[str, Any], index: int | None) -> None:
-        """Queue one ended episode (one transaction with its metrics). The kernel's episode book is
-        the only writer of episodes and ends each once (its bitmap decides that without waiting for
-        the database, and without a set of ids here that would grow with the run)."""
+        """Mirror one ended episode and queue it for the database (one transaction with its metrics).
+        The mirror's line is the acknowledgement record: handed to the OS before the kernel replies.
+        The kernel's episode book is the only writer of episodes and ends each once (its bitmap
+        decides that without waiting for the database, and without a set of ids here that would grow
+        with the run)."""
+        self._mirror.write(json.dumps(record, default=json_default) + "\n")
         self._writer.put(*_episode_rows(record, index))
 
     def error(self, kind: str, message: str, *, node: str | None = None, episode: str | None = None) -> None:
@@ -86,6 +91,7 @@ class ResultsStore:
         if not self._writer.close():
             log.error("results still being written at exit; episodes.jsonl has the ended episodes",
                       file=str(self.path))
+        self._mirror.close()
         self.db.close()
 
 

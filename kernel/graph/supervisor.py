@@ -50,7 +50,7 @@ class Supervisor:
                  on_exit: Callable[[str, int | None, bool], None],
                  node_env: Mapping[str, Mapping[str, str]] | None = None) -> None:
         self.env = env
-        self.node_env = {node: dict(extra) for node, extra in (node_env or {}).items()}  # per node (CURVE keys)
+        self.node_env = node_env or {}  # per node (CURVE keys)
         self.log_dir = log_dir
         self.console = console
         self.on_exit = on_exit
@@ -172,9 +172,8 @@ class Supervisor:
 
     @staticmethod
     def _signal(proc: Proc, sig: int) -> None:
-        if proc.process is None:
-            return
+        """Signal an ``alive()`` node."""
         try:
-            os.killpg(proc.process.pid, sig)  # the node's whole group: its own children too
+            os.killpg(proc.process.pid, sig)  # type: ignore[union-attr]  # the node's whole group: its own children too
         except ProcessLookupError:
             pass

@@ -8,8 +8,8 @@ It lives in the SDK, not with the launch-file loader, because a node process res
 from __future__ import annotations
 
 import difflib
-import importlib
 import importlib.metadata
+import pkgutil
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -55,8 +55,7 @@ def load_node_class(uses: str) -> type[Node]:
     # Imported here: the launch-file loader resolves names too, and must not load the bus (numpy) for it.
     from kernel.sdk.node import Node
 
-    module_name, _, attr = resolve_uses(uses).partition(":")
-    cls = getattr(importlib.import_module(module_name), attr)
+    cls = pkgutil.resolve_name(resolve_uses(uses))
     if not (isinstance(cls, type) and issubclass(cls, Node)):
         raise TypeError(f"{uses} is not a framebus Node class")
     return cls

@@ -12,6 +12,7 @@ probe node in the test's own event loop that feeds their inputs and reads their 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import signal
@@ -22,8 +23,7 @@ from typing import Any, Mapping, Sequence
 from rich.console import Console
 
 from kernel.bus.runtime import NodeRuntime
-from kernel.bus.shm import remove_segments
-from kernel.graph.core import Kernel
+from kernel.graph.runner import open_graph
 from kernel.graph.supervisor import Supervisor
 from kernel.launchfile import BusSpec, InputSpec, LaunchFile, NodeSpec, RunSpec
 from kernel.sdk.node import Node
@@ -66,6 +66,7 @@ class Harness:
         self._probe: Probe | None = None
         self._locals: list[tuple[Node, NodeSpec]] = []
         self._local_tasks: list[asyncio.Task[int]] = []
+        self._cleanup = contextlib.AsyncExitStack()  # what ``stop`` undoes, in reverse order
 
     def add(self, node_id: str, cls: type[Node] | str, *, params: Mapping[str, Any] | None = None,
             inputs: Mapping[str, InputDecl] | None = None, restart: Mapping[str, Any] | None = None,
@@ -99,15 +100,11 @@ class Harness:
 
     async def start(self, *, ready_timeout: float = 60.0, run: bool = True) -> None:
         """Start every node, wait until all are ready, then (by default) start the run."""
-        lf = self.launch_file
-        (self.run_dir / "logs").mkdir(parents=True, exist_ok=True)
-        self.ipc_dir = Path(tempfile.mkdtemp(prefix="fbt-", dir="/tmp"))
-        self.kernel = Kernel(lf, self.run_dir, f"ipc://{self.ipc_dir}/kernel.sock", trace=self.trace)
-        await self.kernel.open()
+        self.kernel, self.ipc_dir, env = await open_graph(self.launch_file, self.run_dir, self._cleanup,
+                                                          trace=self.trace, keys=None)
+        self._cleanup.push_async_callback(self._stop_locals)  # once the kernel told them to stop
         root = str(Path(__file__).resolve().parents[2])
-        env = {"FRAMEBUS_KERNEL": self.kernel.endpoint, "FRAMEBUS_IPC_DIR": str(self.ipc_dir),
-               "FRAMEBUS_LOG_DIR": str(self.run_dir / "logs"), "FRAMEBUS_RUN_DIR": str(self.run_dir),
-               "PYTHONPATH": os.pathsep.join(p for p in (os.getcwd(), root, os.environ.get("PYTHONPATH")) if p)}
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (os.getcwd(), root, os.environ.get("PYTHONPATH")) if p)
         self.exits: list[tuple[str, int | None, bool]] = []
 
         def on_exit(node_id: str, code: int | None, restart: bool) -> None:
@@ -115,6 +112,7 @@ class Harness:
             self.kernel.node_exited(node_id, code, restart)
 
         self.supervisor = Supervisor(self.specs, env, self.run_dir / "logs", self.console, on_exit)
+        self._cleanup.push_async_callback(self.supervisor.stop_all, self.kernel.stop_nodes)
         await self.supervisor.start_all()
         runtimes = []
         for node, spec in self._locals:
@@ -131,7 +129,6 @@ class Harness:
                 await asyncio.wait_for(rt.wait_started(), 10)
 
     async def wait_finished(self, timeout: float = 30.0) -> tuple[str, str]:
-        assert self.kernel.finished is not None
         return await asyncio.wait_for(asyncio.shield(self.kernel.finished), timeout)
 
     def pid(self, node_id: str) -> int:
@@ -143,17 +140,15 @@ class Harness:
         os.kill(self.pid(node_id), sig)
 
     async def stop(self) -> None:
-        if not hasattr(self, "kernel") or self.kernel.sock.closed:
-            return
-        await self.supervisor.stop_all(self.kernel.stop_nodes)
+        """Stop the nodes, close the kernel, remove the ipc folder; again, or before ``start``: nothing."""
+        await self._cleanup.aclose()
+
+    async def _stop_locals(self) -> None:
         for task in self._local_tasks:
             try:
                 await asyncio.wait_for(task, 3.0)
             except Exception:  # a timeout included
                 task.cancel()
-        self.kernel.close()
-        shutil.rmtree(self.ipc_dir, ignore_errors=True)
-        remove_segments(self.ipc_dir.name)
 
     async def __aenter__(self) -> Harness:
         return self
