@@ -5,6 +5,7 @@ sandbox, every action and observation kind through EnvNode's own loop, and one r
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import textwrap
@@ -14,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from PIL import Image
 
 from nodes.browser import axtree, som
 from nodes.browser.actions import ActionError, parse_action, playwright_keys
@@ -341,6 +343,8 @@ async def test_accessibility_tree_ids_services_for_judges_and_several_tabs(sites
         assert "A red disc" in await env.page_content({"episode": "ep0"})
         png = await env.page_screenshot({"episode": "ep0"})
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and som.screenshot_array(png).shape == (VIEW_H, VIEW_W, 3)
+        with Image.open(io.BytesIO(png)) as img:  # the fast decode gives Pillow's pixels exactly
+            assert np.array_equal(som.screenshot_array(png), np.asarray(img.convert("RGB")))
         assert await env.page_goto({"episode": "ep0", "url": f"{base}/form"}) == f"{base}/form"
         for bad, says in [({"episode": "ep0", "expression": 7}, "expression must be a string"),
                           ({"episode": "ep9"}, "not open here"), ("x", "is a mapping"),
