@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import re
 from pathlib import Path
 
@@ -75,6 +76,16 @@ def test_report_without_a_recording(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     html = build(tmp_path / "run").read_text()
     assert "Episodes" in html and "ep00001" in html and "Episode strips" not in html
+
+    # A sentence in a summary section (a paper's citation, say) wraps in its cell instead of
+    # stretching the table past its card; short values stay on one line.
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    source = "VisualWebArena (Koh et al., 2024): Table 3, Table 5 and Figure 6; success rates in %"
+    summary["bench"] = {"paper_source": source, "model": "GPT-4V"}
+    (tmp_path / "run" / "summary.json").write_text(json.dumps(summary))
+    html = build(tmp_path / "run").read_text()
+    assert re.search(r'<td class="[^"]*\bprose\b[^"]*">' + re.escape(source), html)
+    assert re.search(r'<td class="\s*">GPT-4V</td>', html)
 
 
 @pytest.mark.skipif(chromium() is None, reason="no Chromium on this machine")

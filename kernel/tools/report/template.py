@@ -42,6 +42,7 @@ PAGE = r"""<!doctype html>
   th { font-size:12px; color:var(--muted); font-weight:600; }
   th.group { text-align:center; color:var(--ink); border-bottom:1px solid #c9d0db; }
   td:first-child, th:first-child { text-align:left; }
+  td.prose { white-space:normal; text-align:left; min-width:18em; max-width:40em; overflow-wrap:anywhere; }
   td.paper, th.paper, tr.paper td { background:var(--paper); color:#475467; font-style:italic; }
   tr.ours td { font-weight:650; }
   tr:last-child td { border-bottom:none; }
@@ -92,7 +93,7 @@ PAGE = r"""<!doctype html>
       {% for row in t.rows %}
       {% set r = loop.index0 %}
       <tr class="{{ 'paper' if r in t.paper_rows else ('ours' if t.paper_rows else '') }}">
-        {% for v in row %}<td class="{{ 'paper' if loop.index0 in t.paper else '' }}">{{ fmt(v) }}</td>{% endfor %}
+        {% for v in row %}<td class="{{ 'paper' if loop.index0 in t.paper else '' }}{{ ' prose' if v is string and v|length > 40 else '' }}">{{ fmt(v) }}</td>{% endfor %}
       </tr>
       {% endfor %}
     </table>
