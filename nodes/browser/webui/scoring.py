@@ -1,0 +1,120 @@
+"""Scoring a generated page folder against a task: the pages, the interactions and the error counts.
+
+Both folders are opened side by side (one context each). The initial pages are scored, then for
+each interaction: it runs on the ground truth first (a failure there is a broken task, TaskError),
+the ground-truth elements it left unchanged are excluded, and it runs on the generated page; when
+it fails there, that page scores 0 with its full weight and the next interaction still runs, as
+in MageBench's evaluator.
+
+Error counts follow MageBench's Fig. 7: ``parse`` (no index.html to render: the model's output had
+no page), ``render`` (the page did not load), ``interaction`` (an interaction failed on the
+generated page), ``match`` (a scored ground-truth element found no partner), ``attribute`` (a
+matched element lost some attribute score). A parse or render error makes AES 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nodes.browser.webui.aes import PageResult, aes, failed_page, kept_outer_html, score_page
+from nodes.browser.webui.render import RenderError, Renderer
+from nodes.browser.webui.task import Task, TaskError, load_task
+
+__all__ = ["ERROR_KINDS", "Report", "score", "score_folder"]
+
+ERROR_KINDS = ("parse", "render", "interaction", "match", "attribute")
+
+
+@dataclass(slots=True)
+class Report:
+    """The AES of one generated page folder, its pages and error counts."""
+
+    task: str
+    page: str
+    aes: float = 0.0
+    pages: list[PageResult] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ERROR_KINDS, 0))
+    messages: list[str] = field(default_factory=list)  # why a page or interaction failed
+    refused: list[str] = field(default_factory=list)  # requests of the generated page that were not served
+
+    def lines(self) -> list[str]:
+        """Human-readable breakdown, AES on the last line."""
+        out = [f"task {self.task}  page {self.page}"]
+        for p in self.pages:
+            extra = f"  [{p.status}: {p.error}]" if p.status != "ok" else ""
+            out.append(f"  {p.name:<16} {p.percent:6.2f}  weight {p.weight:12.1f}  elements {p.elements:3d}  "
+                       f"matched {p.matched:3d}{extra}")
+        out.append("  errors: " + ", ".join(f"{k} {v}" for k, v in self.errors.items()))
+        out += [f"  {m}" for m in self.messages]
+        out += [f"  refused {r}" for r in self.refused]
+        out.append(f"AES {self.aes:.2f}")
+        return out
+
+
+async def score_folder(renderer: Renderer, task: Task, page_dir: Path) -> Report:
+    """AES of the page in ``page_dir`` against ``task`` (see the module notes)."""
+    report = Report(task.name, str(page_dir))
+    if not (page_dir / "index.html").is_file():
+        report.errors["parse"] = 1
+        report.messages.append(f"{page_dir / 'index.html'}: no page to render")
+        return report
+    try:
+        gt = await renderer.open(task.root)
+    except RenderError as err:
+        raise TaskError(f"{task.root}: the ground truth does not render: {err}") from None
+    try:
+        gt_elements, before = await gt.collect()
+        try:
+            gen = await renderer.open(page_dir)
+            gen_elements, _ = await gen.collect()
+        except RenderError as err:
+            report.errors["render"] = 1
+            report.messages.append(str(err))
+            return report
+        try:
+            report.pages.append(score_page("initial", gt_elements, gen_elements))
+            for i, steps in enumerate(task.interactions):
+                if (why := await gt.run(steps)) is not None:
+                    raise TaskError(f"{task.root / 'steps.json'}: interaction {i} fails on the ground truth: {why}")
+                gt_elements, after = await gt.collect()
+                excluded = kept_outer_html(before, after)
+                before = after
+                name = f"interaction {i}"
+                why = await gen.run(steps)
+                if why is None:
+                    try:
+                        gen_elements, _ = await gen.collect()
+                    except RenderError as err:
+                        why = str(err)
+                if why is not None:
+                    report.errors["interaction"] += 1
+                    report.messages.append(f"{name}: {why}")
+                    report.pages.append(failed_page(name, gt_elements, excluded, "interaction", why))
+                    continue
+                report.pages.append(score_page(name, gt_elements, gen_elements, excluded))
+        finally:
+            report.refused = list(gen.refused)
+            await gen.close()
+    finally:
+        await gt.close()
+    for p in report.pages:
+        report.errors["match"] += p.unmatched if p.status == "ok" else 0
+        report.errors["attribute"] += p.attribute_losses
+    report.aes = aes(report.pages)
+    return report
+
+
+def score(task_dir: str | Path, page_dir: str | Path, executable: str = "/usr/bin/chromium") -> Report:
+    """Blocking form for scripts and the CLI: load the task, start a browser, score, stop it."""
+    task = load_task(task_dir)
+
+    async def run() -> Report:
+        renderer = Renderer(executable)
+        try:
+            return await score_folder(renderer, task, Path(page_dir))
+        finally:
+            await renderer.close()
+
+    return asyncio.run(run())
