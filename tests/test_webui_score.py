@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from nodes.browser.webui import aes
+from nodes.browser.webui.__main__ import main
 from nodes.browser.webui.render import ORIGIN, Renderer, resolve_in
 from nodes.browser.webui.scoring import Report, score_folder
 from nodes.browser.webui.task import TaskError, load_steps, load_task
@@ -245,18 +246,18 @@ def test_the_cli_prints_aes_on_its_last_line(tmp_path):
     assert "errors: parse 0, render 0, interaction 1, match 0, attribute 0" in done.stdout
 
 
-def test_the_cli_refuses_bad_inputs_naming_the_path(tmp_path):
+def test_the_cli_refuses_bad_inputs_naming_the_path(tmp_path, capsys):
+    def refused(*args: str) -> str:  # the CLI's own main, in-process: no browser starts for these
+        assert main(["score", *args]) == 2
+        return capsys.readouterr().err
+
     missing = tmp_path / "missing"
-    done = cli(str(TASK), str(missing))
-    assert done.returncode == 2 and f"{missing}: no such page folder" in done.stderr
+    assert f"{missing}: no such page folder" in refused(str(TASK), str(missing))
     empty = tmp_path / "empty"
     empty.mkdir()
-    done = cli(str(TASK), str(empty))
-    assert done.returncode == 2 and f"{empty / 'index.html'}" in done.stderr
+    assert f"{empty / 'index.html'}: the page folder has no index.html" in refused(str(TASK), str(empty))
     task = variant(tmp_path, "task")
     (task / "task.md").write_text("x")
     (task / "steps.json").write_text('[[{"click": "#add", "sleep": 1}]]')
-    done = cli(str(task), str(task))
-    assert done.returncode == 2 and f"{task / 'steps.json'}: interaction 0, step 0" in done.stderr
-    done = cli(str(tmp_path / "no_task"), str(task))
-    assert done.returncode == 2 and f"{tmp_path / 'no_task'}: no such task folder" in done.stderr
+    assert f"{task / 'steps.json'}: interaction 0, step 0: key 'sleep'" in refused(str(task), str(task))
+    assert f"{tmp_path / 'no_task'}: no such task folder" in refused(str(tmp_path / "no_task"), str(task))

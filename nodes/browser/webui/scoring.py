@@ -18,8 +18,8 @@ import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nodes.browser.webui.aes import PageResult, aes, failed_page, kept_outer_html, score_page
-from nodes.browser.webui.render import RenderError, Renderer
+from nodes.browser.webui.aes import Element, PageResult, aes, failed_page, kept_outer_html, score_page
+from nodes.browser.webui.render import PageFolder, RenderError, Renderer
 from nodes.browser.webui.task import Task, TaskError, load_task
 
 __all__ = ["ERROR_KINDS", "Report", "score", "score_folder"]
@@ -53,51 +53,78 @@ class Report:
         return out
 
 
+async def _open_both(renderer: Renderer, task: Task, page_dir: Path) -> tuple[PageFolder, PageFolder | str]:
+    """Both folders opened side by side; the generated one may fail to render (its message), the
+    ground truth may not (TaskError)."""
+    gt, gen = await asyncio.gather(renderer.open(task.root), renderer.open(page_dir), return_exceptions=True)
+    failed = [r for r in (gt, gen) if isinstance(r, BaseException)]
+    if isinstance(gt, BaseException) or any(not isinstance(r, RenderError) for r in failed):
+        for opened in (gt, gen):
+            if isinstance(opened, PageFolder):
+                await opened.close()
+        if isinstance(gt, RenderError):
+            raise TaskError(f"{task.root}: the ground truth does not render: {gt}") from None
+        raise next(r for r in failed if not isinstance(r, RenderError))
+    assert isinstance(gt, PageFolder)
+    return gt, (str(gen) if isinstance(gen, RenderError) else gen)
+
+
+async def _gt_stage(gt: PageFolder, task: Task, index: int | None) -> tuple[list[Element], dict[int, str]]:
+    """The ground truth after interaction ``index`` (None: as loaded); TaskError when it fails there."""
+    if index is not None and (why := await gt.run(task.interactions[index])) is not None:
+        raise TaskError(f"{task.root / 'steps.json'}: interaction {index} fails on the ground truth: {why}")
+    try:
+        return await gt.collect()
+    except RenderError as err:
+        raise TaskError(f"{task.root}: the ground truth cannot be read: {err}") from None
+
+
+async def _gen_stage(gen: PageFolder, task: Task, index: int | None) -> tuple[list[Element], str | None]:
+    """The generated page after interaction ``index``, or why it could not get there."""
+    if index is not None and (why := await gen.run(task.interactions[index])) is not None:
+        return [], why
+    try:
+        return (await gen.collect())[0], None
+    except RenderError as err:
+        return [], str(err)
+
+
 async def score_folder(renderer: Renderer, task: Task, page_dir: Path) -> Report:
-    """AES of the page in ``page_dir`` against ``task`` (see the module notes)."""
+    """AES of the page in ``page_dir`` against ``task`` (see the module notes). The two pages are
+    driven concurrently, each in its own context: they share nothing but the browser."""
     report = Report(task.name, str(page_dir))
     if not (page_dir / "index.html").is_file():
         report.errors["parse"] = 1
         report.messages.append(f"{page_dir / 'index.html'}: no page to render")
         return report
+    gt, gen = await _open_both(renderer, task, page_dir)
     try:
-        gt = await renderer.open(task.root)
-    except RenderError as err:
-        raise TaskError(f"{task.root}: the ground truth does not render: {err}") from None
-    try:
-        gt_elements, before = await gt.collect()
-        try:
-            gen = await renderer.open(page_dir)
-            gen_elements, _ = await gen.collect()
-        except RenderError as err:
+        if isinstance(gen, str):
             report.errors["render"] = 1
-            report.messages.append(str(err))
+            report.messages.append(gen)
             return report
-        try:
-            report.pages.append(score_page("initial", gt_elements, gen_elements))
-            for i, steps in enumerate(task.interactions):
-                if (why := await gt.run(steps)) is not None:
-                    raise TaskError(f"{task.root / 'steps.json'}: interaction {i} fails on the ground truth: {why}")
-                gt_elements, after = await gt.collect()
-                excluded = kept_outer_html(before, after)
-                before = after
-                name = f"interaction {i}"
-                why = await gen.run(steps)
-                if why is None:
-                    try:
-                        gen_elements, _ = await gen.collect()
-                    except RenderError as err:
-                        why = str(err)
-                if why is not None:
-                    report.errors["interaction"] += 1
-                    report.messages.append(f"{name}: {why}")
-                    report.pages.append(failed_page(name, gt_elements, excluded, "interaction", why))
-                    continue
+        before: dict[int, str] = {}
+        for index in (None, *range(len(task.interactions))):
+            (gt_elements, after), (gen_elements, why) = await asyncio.gather(
+                _gt_stage(gt, task, index), _gen_stage(gen, task, index))
+            excluded = kept_outer_html(before, after) if index is not None else frozenset()
+            before = after
+            name = "initial" if index is None else f"interaction {index}"
+            if why is None:
                 report.pages.append(score_page(name, gt_elements, gen_elements, excluded))
-        finally:
+            elif index is None:  # the initial page could not be read: a render error, AES 0
+                report.errors["render"] = 1
+                report.messages.append(why)
+                report.pages.clear()
+                return report
+            else:
+                report.errors["interaction"] += 1
+                report.messages.append(f"{name}: {why}")
+                report.pages.append(failed_page(name, gt_elements, excluded, "interaction", why))
+    finally:
+        if isinstance(gen, PageFolder):
             report.refused = list(gen.refused)
             await gen.close()
-    finally:
         await gt.close()
     for p in report.pages:
         report.errors["match"] += p.unmatched if p.status == "ok" else 0
