@@ -33,7 +33,7 @@ class Judge:
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
-        self.renderer = Renderer()
+        self.renderer = Renderer(settle_timeout_s=2.0)  # the bound a hung page costs
         self.loop.run_until_complete(self.renderer.start())
         self.task = load_task(TASK)
 
@@ -200,6 +200,7 @@ def test_a_page_reaching_outside_is_refused_and_scored_on_what_it_shows(judge, t
     window.reached = [];
     for (const url of ['http://example.com/data.json', 'file:///etc/hostname', '/leak.txt', 'http://webui.page:8080/'])
       fetch(url).then(r => r.ok && r.text()).then(t => { if (t) window.reached.push(url); }).catch(() => {});
+    setTimeout(() => { location.href = 'http://example.com/away'; }, 0);  // a navigation out: the tab stays
   </script>
 </body>"""})
     os.symlink(outside, folder / "leak.txt")
@@ -207,6 +208,7 @@ def test_a_page_reaching_outside_is_refused_and_scored_on_what_it_shows(judge, t
     assert report.aes == pytest.approx(100.0, abs=1e-9)  # what it shows is the ground truth
     refused = "\n".join(report.refused)
     for url in ("http://example.com/data.json", "http://example.com/pixel.png", "fonts.googleapis.com",
+                "example.com/away",  # Chromium may upgrade a navigation to https first
                 "http://webui.page/leak.txt", "webui.page:8080"):
         assert url in refused, url
 
@@ -219,6 +221,13 @@ def test_a_page_reaching_outside_is_refused_and_scored_on_what_it_shows(judge, t
             await page.close()
 
     assert judge.loop.run_until_complete(reached()) == []
+
+
+@needs_chromium
+def test_a_page_that_never_yields_is_a_render_error_scored_0(judge, tmp_path):
+    report = judge.score(variant(tmp_path, "hang", {"<body>": "<body><script>for (;;) {}</script>"}))
+    assert report.aes == 0.0 and report.pages == []
+    assert report.errors["render"] == 1 and "did not answer" in report.messages[0]
 
 
 @needs_chromium

@@ -67,6 +67,7 @@ _COLLECT_JS = """
       if (v !== null) attrs[a] = v;
     }
     if ('src' in el && typeof el.src === 'string' && el.getAttribute('src') !== null) attrs.src = el.src;
+    if (el instanceof HTMLInputElement || el instanceof HTMLButtonElement) attrs.type = el.type;
     if ('value' in el && typeof el.value === 'string' && !(el instanceof HTMLLIElement)) attrs.value = el.value;
     elements.push({key, tag: el.tagName.toLowerCase(), text: el.innerText || '',
                    box: [r.left + scrollX, r.top + scrollY, r.right + scrollX, r.bottom + scrollY],
@@ -111,7 +112,11 @@ class PageFolder:
         try:
             if (why := self.sandbox.refusal(url, navigation=False)) is not None:
                 self.refused.append(f"{url}: {why}")
-                await route.abort("blockedbyclient")
+                if route.request.is_navigation_request():
+                    # "204 No Content" leaves the tab on its page, where an abort shows an error page
+                    await route.fulfill(status=204, body="")
+                else:
+                    await route.abort("blockedbyclient")
                 return
             file = resolve_in(self.root, url)
             if file is None:
@@ -139,13 +144,21 @@ class PageFolder:
     async def _settle(self) -> None:
         assert self.page is not None
         if not self.page.is_closed():
-            await settle(self.page, self.tracker, self.settle_timeout_s, self.quiet_ms)
+            try:  # settle's own bound cannot stop an evaluate that a never-yielding script blocks
+                await asyncio.wait_for(settle(self.page, self.tracker, self.settle_timeout_s, self.quiet_ms),
+                                       self.settle_timeout_s + 0.5)
+            except TimeoutError:
+                pass  # an unsettled page is still scored on what it shows (or fails to answer collect)
 
     async def collect(self) -> tuple[list[Element], dict[int, str]]:
         """The displayed elements and the outerHTML of every body descendant by identity."""
         assert self.page is not None
         try:
-            raw = await self.page.evaluate(_COLLECT_JS, [list(STYLE_PROPS), list(PROBE)])
+            # bounded: a page whose script never yields (an endless loop) cannot answer at all
+            raw = await asyncio.wait_for(self.page.evaluate(_COLLECT_JS, [list(STYLE_PROPS), list(PROBE)]),
+                                         self.settle_timeout_s)
+        except TimeoutError:
+            raise RenderError(f"the page of {self.root} did not answer within {self.settle_timeout_s} s") from None
         except PlaywrightError as err:
             raise RenderError(f"reading the page of {self.root} failed: {str(err).splitlines()[0]}") from None
         elements = [Element(box=tuple(e["box"]), tag=e["tag"], text=e["text"], attrs=e["attrs"], style=e["style"],
@@ -159,7 +172,10 @@ class PageFolder:
         assert self.page is not None
         for index, step in enumerate(steps):
             try:
-                await _apply(self.page, step)
+                bound = 2 * STEP_TIMEOUT_MS / 1000 + (step.wait / 1000 if isinstance(step, Wait) else 0)
+                await asyncio.wait_for(_apply(self.page, step), bound)
+            except TimeoutError:
+                return f"step {index} {step.model_dump()}: the page did not answer within {bound:g} s"
             except PlaywrightError as err:
                 return f"step {index} {step.model_dump()}: {str(err).splitlines()[0]}"
             await self._settle()
