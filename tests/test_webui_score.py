@@ -22,7 +22,7 @@ from nodes.browser.webui import aes
 from nodes.browser.webui.__main__ import main
 from nodes.browser.webui.render import ORIGIN, Renderer, resolve_in
 from nodes.browser.webui.scoring import Report, score_folder
-from nodes.browser.webui.task import TaskError, load_steps, load_task
+from nodes.browser.webui.task import TaskError, check_annotations, load_steps, load_task
 
 TASK = Path(__file__).parent / "data" / "webui" / "tea_counter"
 needs_chromium = pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs Debian's chromium")
@@ -106,6 +106,21 @@ def test_bad_task_folders_name_the_path(tmp_path):
     (folder / "steps.json").write_text("[[{'click': 1}]]")
     with pytest.raises(TaskError, match="not readable JSON"):
         load_task(folder)
+
+
+@pytest.mark.parametrize("html, says", [
+    ('<p data-filter-by="id" data-evalby="text">x</p>', ":1: <p>: data-filter-by='id' has no filter; use one of"),
+    ('<b>x</b>\n<p\n data-filter-by="text" data-evalby="text|colour">x</p>', ":2: <p>: data-evalby names 'colour'"),
+    ('<p data-filter-by="text">x</p>', ":1: <p> needs both data-filter-by and data-evalby"),
+    ("<p>x</p>", ": no element carries data-filter-by"),
+])
+def test_annotations_that_would_silently_score_nothing_are_refused(tmp_path, html, says):
+    index = tmp_path / "index.html"
+    index.write_text(html)
+    with pytest.raises(TaskError) as err:
+        check_annotations(index)
+    assert f"{index}{says}" in str(err.value)
+    assert check_annotations(TASK / "index.html") == 9  # the greeting is annotated though hidden at first
 
 
 def test_files_are_served_only_from_inside_the_folder(tmp_path):

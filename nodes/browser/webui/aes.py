@@ -34,8 +34,9 @@ accident that silently drops or gifts score (each is a one-line difference in a 
   page with a few wrong elements could score higher than with none.
 * ``placeholder`` and ``value`` compare the element's placeholder attribute and current value; the
   released code compares the visible text (empty for inputs), so they always matched.
-* ``src`` and ``type`` compare the element's resolved ``src`` and its ``type`` attribute; the
-  released code asks for a CSS property of that name, which is empty on both sides.
+* ``src`` and ``type`` compare the element's resolved ``src`` and the live ``type`` of an input
+  or button (an input without the attribute is ``text``); the released code asks for a CSS
+  property of that name, which is empty on both sides.
 * ``has_text`` needs at least one word of visible text; the released count of words of
   ``"".split(" ")`` is 1, so it always passed.
 * ``class`` in ``data-evalby`` scores equality of the class attribute (α 66.6); released, its
@@ -46,7 +47,11 @@ accident that silently drops or gifts score (each is a one-line difference in a 
   misspelt ``border-down``).
 * ``box-shadow``: a missing shadow on one side scores 0 and none on both scores 1 (released: the
   parse fails and the property is skipped, as is any ``rgba`` shadow).
-* Words are split on any run of whitespace (released: single spaces).
+* Words are split on any run of whitespace (released: single spaces); ``class`` compares the list
+  of class names (released: the raw attribute string).
+* Task annotations that would score nothing (a ``data-filter-by`` without a filter, an unknown
+  ``data-evalby`` property) are refused when the task is loaded (``task.check_annotations``);
+  released, such elements or properties are skipped silently.
 """
 
 from __future__ import annotations
@@ -60,9 +65,10 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 __all__ = ["ALPHA", "BETA", "CHILD_EPS", "Element", "FORBIDDEN", "IGNORED", "KIND", "PageResult",
-           "POSITION_WEIGHT", "PROBE", "STYLE_PROPS", "aes", "colour_sim", "element_score", "failed_page",
-           "filter_score", "giou", "is_filterable", "kept_outer_html", "match", "pixel_sim", "position_score",
-           "property_score", "score_page", "scored_gt", "split_property", "text_sim", "weight_of"]
+           "POSITION_WEIGHT", "PROBE", "SHORTHANDS", "STYLE_PROPS", "aes", "colour_sim", "element_score",
+           "failed_page", "filter_score", "giou", "is_filterable", "kept_outer_html", "match", "pixel_sim",
+           "position_score", "property_score", "score_page", "scored_gt", "split_property", "text_sim",
+           "weight_of"]
 
 BETA = 0.8987018465995789  # element weight = area ** BETA (the released evaluator's searched value)
 POSITION_WEIGHT = 46.0  # the weight of the GIoU position term in an element's score
@@ -106,6 +112,9 @@ STYLE_PROPS: tuple[str, ...] = tuple(sorted(
     {p for p, (_, kind) in KIND.items() if p not in ATTRIBUTE_PROPS and kind not in ("text", "has_text")
      and p != "linear-gradient"} | {"background-image"}))
 PROBE = ("class", "data-filter-by", "data-evalby", "src", "type", "placeholder", "value")  # attributes collected
+# data-evalby entries that split_property turns into longhands
+SHORTHANDS = frozenset({"background", "border", "border-radius", "outline", "border-top", "border-right",
+                        "border-bottom", "border-left", "border-down"})
 _FILTERABLE = frozenset({"text", "attr-text", "has_text", "colour", "pixel", "choice", "class"})
 
 

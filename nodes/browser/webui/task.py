@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from nodes.browser.webui.aes import IGNORED, KIND, SHORTHANDS, is_filterable
+
 __all__ = ["Click", "Hover", "MAX_WAIT_MS", "Press", "Step", "Task", "TaskError", "TypeText", "Wait",
-           "load_steps", "load_task", "step_kind"]
+           "check_annotations", "load_steps", "load_task", "step_kind"]
 
 MAX_WAIT_MS = 5000  # a step may wait at most this long: a task's time is bounded by its data
 
@@ -112,6 +115,41 @@ def load_steps(path: Path) -> list[list[Step]]:
     return steps
 
 
+class _Annotations(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[tuple[int, str, str | None, str | None]] = []  # (line, tag, filter-by, evalby)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        named = dict(attrs)
+        if "data-filter-by" in named or "data-evalby" in named:
+            self.found.append((self.getpos()[0], tag, named.get("data-filter-by"), named.get("data-evalby")))
+
+
+def check_annotations(index: Path) -> int:
+    """Check the ground truth's annotations; the number of atomic elements. An element whose
+    ``data-filter-by`` has no filter, or whose ``data-evalby`` names a property the metric does not
+    know, would silently score nothing (as in MageBench's evaluator), so it is refused here with
+    its line and what is allowed."""
+    parser = _Annotations()
+    parser.feed(index.read_text(encoding="utf-8", errors="replace"))
+    if not parser.found:
+        raise TaskError(f"{index}: no element carries data-filter-by, so nothing would be scored")
+    filters = sorted(p for p in KIND if is_filterable(p))
+    known = set(KIND) | set(IGNORED) | set(SHORTHANDS)
+    for line, tag, filter_by, evalby in parser.found:
+        where = f"{index}:{line}: <{tag}>"
+        if filter_by is None or evalby is None:
+            raise TaskError(f"{where} needs both data-filter-by and data-evalby")
+        if not is_filterable(filter_by.strip()):
+            raise TaskError(f"{where}: data-filter-by={filter_by!r} has no filter; use one of {', '.join(filters)}")
+        unknown = [p for p in (q.strip() for q in evalby.split("|")) if p and p not in known]
+        if unknown:
+            raise TaskError(f"{where}: data-evalby names {', '.join(map(repr, unknown))}, which the metric does "
+                            f"not score; use properties of: {', '.join(sorted(known))}")
+    return len(parser.found)
+
+
 @dataclass(frozen=True, slots=True)
 class Task:
     """A checked task folder."""
@@ -133,8 +171,7 @@ def load_task(folder: str | Path) -> Task:
     index = root / "index.html"
     if not index.is_file():
         raise TaskError(f"{index}: a task folder needs its ground-truth index.html")
-    if "data-filter-by" not in index.read_text(encoding="utf-8", errors="replace"):
-        raise TaskError(f"{index}: no element carries data-filter-by, so nothing would be scored")
+    check_annotations(index)
     try:
         description = (root / "task.md").read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
