@@ -38,6 +38,8 @@ class Report:
     errors: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ERROR_KINDS, 0))
     messages: list[str] = field(default_factory=list)  # why a page or interaction failed
     refused: list[str] = field(default_factory=list)  # requests of the generated page that were not served
+    # requests of the ground truth that were not served (an external font offline shifts its boxes)
+    truth_refused: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         """Human-readable breakdown, AES on the last line."""
@@ -49,6 +51,7 @@ class Report:
         out.append("  errors: " + ", ".join(f"{k} {v}" for k, v in self.errors.items()))
         out += [f"  {m}" for m in self.messages]
         out += [f"  refused {r}" for r in self.refused]
+        out += [f"  refused to the ground truth {r}" for r in self.truth_refused]
         out.append(f"AES {self.aes:.2f}")
         return out
 
@@ -125,6 +128,7 @@ async def score_folder(renderer: Renderer, task: Task, page_dir: Path) -> Report
         if isinstance(gen, PageFolder):
             report.refused = list(gen.refused)
             await gen.close()
+        report.truth_refused = list(gt.refused)
         await gt.close()
     for p in report.pages:
         report.errors["match"] += p.unmatched if p.status == "ok" else 0
