@@ -246,6 +246,15 @@ def test_a_page_that_never_yields_is_a_render_error_scored_0(judge, tmp_path):
 
 
 @needs_chromium
+def test_an_interaction_failing_on_the_ground_truth_is_a_broken_task(judge, tmp_path):
+    task_dir = variant(tmp_path, "task")
+    (task_dir / "task.md").write_text("x")
+    (task_dir / "steps.json").write_text('[[{"click": "#add"}], [{"click": "#nope"}]]')
+    with pytest.raises(TaskError, match=r"steps.json: interaction 1 fails on the ground truth: .*'#nope'"):
+        judge.loop.run_until_complete(score_folder(judge.renderer, load_task(task_dir), TASK))
+
+
+@needs_chromium
 def test_dialogs_are_accepted(judge, truth, tmp_path):
     folder = variant(tmp_path, "alerts", {"<script src=\"script.js\"></script>": (
         "<script>alert('hi'); document.getElementById('add').addEventListener('click', () => {"
