@@ -1,0 +1,260 @@
+"""Rendering a page folder in Chromium, sandboxed, and collecting its elements for AES.
+
+A folder is served at a fixed fake origin (``ORIGIN``) through Playwright's route interception:
+a request to the origin is answered with a file read from inside the folder (no ``..``, no symlink
+leading out, 404 otherwise) and every other URL is refused (``Sandbox``), so a page can neither
+read the disk (no ``file://``) nor reach the network. Using one origin for the ground truth and
+for the generated page also makes resolved URLs (``src``, ``background-image``) comparable.
+
+The viewport is 1920x1080 as in MageBench; dialogs are accepted as MageBench's alert listener
+does; after loading and after each step the page is awaited with ``settle`` (load, no request or
+short timer pending, DOM quiet), bounded, instead of MageBench's fixed one-second sleeps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import mimetypes
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
+from playwright.async_api import Error as PlaywrightError
+
+from nodes.browser.sandbox import Sandbox
+from nodes.browser.settle import WATCH_JS, RequestTracker, settle
+from nodes.browser.webui.aes import PROBE, STYLE_PROPS, Element
+from nodes.browser.webui.task import Click, Hover, Press, Step, TypeText, Wait
+
+__all__ = ["ORIGIN", "PageFolder", "RenderError", "Renderer", "VIEWPORT", "resolve_in"]
+
+ORIGIN = "http://webui.page/"
+VIEWPORT = (1920, 1080)
+CHROMIUM_ARGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-dev-shm-usage", "--no-first-run", "--mute-audio",
+                 "--disable-features=Translate,MediaRouter,OptimizationHints",
+                 # belt and braces beside the route: nothing the route does not see (a WebSocket) resolves
+                 "--host-resolver-rules=MAP * ~NOTFOUND"]
+STEP_TIMEOUT_MS = 2000  # how long a step waits for its element before the interaction counts as failed
+
+# Every displayed descendant of <body> with area > 0.1, plus the outerHTML of every descendant
+# (displayed or not) keyed by a per-document identity, which is what the "unchanged by the
+# interaction" rule compares. The identity lives in a WeakMap, not an attribute, since an
+# attribute would change the outerHTML it is used to compare.
+_COLLECT_JS = """
+([styleProps, probe]) => {
+  const ids = window.__webuiIds || (window.__webuiIds = {map: new WeakMap(), next: 0});
+  const keyOf = (el) => { if (!ids.map.has(el)) ids.map.set(el, ids.next++); return ids.map.get(el); };
+  const body = document.body;
+  const all = body ? [...body.querySelectorAll('*')] : [];
+  const html = {};
+  const elements = [];
+  for (const el of all) {
+    const key = keyOf(el);
+    html[key] = el.outerHTML;
+    const r = el.getBoundingClientRect();
+    if (!(r.width * r.height > 0.1)) continue;
+    if (!el.checkVisibility({opacityProperty: true, visibilityProperty: true})) continue;
+    const cs = getComputedStyle(el);
+    const style = {};
+    for (const p of styleProps) style[p] = cs.getPropertyValue(p);
+    const attrs = {};
+    for (const a of probe) {
+      const v = el.getAttribute(a);
+      if (v !== null) attrs[a] = v;
+    }
+    if ('src' in el && typeof el.src === 'string' && el.getAttribute('src') !== null) attrs.src = el.src;
+    if (el instanceof HTMLInputElement || el instanceof HTMLButtonElement) attrs.type = el.type;
+    if ('value' in el && typeof el.value === 'string' && !(el instanceof HTMLLIElement)) attrs.value = el.value;
+    elements.push({key, tag: el.tagName.toLowerCase(), text: el.innerText || '',
+                   box: [r.left + scrollX, r.top + scrollY, r.right + scrollX, r.bottom + scrollY],
+                   descendants: el.getElementsByTagName('*').length, attrs, style, outer: html[key]});
+  }
+  return {elements, html};
+}
+"""
+
+
+class RenderError(RuntimeError):
+    """The page could not be loaded or read (MageBench's render error)."""
+
+
+def resolve_in(root: Path, url: str) -> Path | None:
+    """The file of ``root`` a URL at ``ORIGIN`` names, or None when it names nothing inside it
+    (``..``, a symlink leading out, a folder, a missing file)."""
+    path = unquote(urlsplit(url).path).lstrip("/") or "index.html"
+    if "\x00" in path:
+        return None
+    base = root.resolve()
+    candidate = (base / path).resolve()
+    if not candidate.is_relative_to(base) or not candidate.is_file():
+        return None
+    return candidate
+
+
+class PageFolder:
+    """One folder loaded in its own browser context: ``collect`` its elements, ``run`` steps."""
+
+    def __init__(self, context: BrowserContext, root: Path, settle_timeout_s: float, quiet_ms: int) -> None:
+        self.context, self.root = context, root
+        self.settle_timeout_s, self.quiet_ms = settle_timeout_s, quiet_ms
+        self.sandbox = Sandbox([ORIGIN])
+        self.refused: list[str] = []  # "url: why" of every request that was not served
+        self.tracker = RequestTracker()
+        self.tracker.attach(context)
+        self.page: Page | None = None
+
+    async def _route(self, route: Any) -> None:
+        url = route.request.url
+        try:
+            if (why := self.sandbox.refusal(url, navigation=False)) is not None:
+                self.refused.append(f"{url}: {why}")
+                if route.request.is_navigation_request():
+                    # "204 No Content" leaves the tab on its page, where an abort shows an error page
+                    await route.fulfill(status=204, body="")
+                else:
+                    await route.abort("blockedbyclient")
+                return
+            file = resolve_in(self.root, url)
+            if file is None:
+                self.refused.append(f"{url}: no such file in {self.root}")
+                await route.fulfill(status=404, body="")
+                return
+            kind = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+            if kind.startswith("text/") or kind.endswith(("javascript", "svg+xml")):
+                kind += "; charset=utf-8"
+            await route.fulfill(status=200, body=file.read_bytes(), content_type=kind)
+        except PlaywrightError:
+            pass  # the context closed while the request waited
+
+    async def open(self) -> None:
+        """Load ``index.html`` and wait for it to settle; RenderError when it cannot be loaded."""
+        await self.context.route("**/*", self._route)
+        self.page = await self.context.new_page()
+        self.page.on("dialog", lambda dialog: asyncio.ensure_future(_accept(dialog)))
+        try:
+            await self.page.goto(ORIGIN + "index.html", wait_until="commit", timeout=self.settle_timeout_s * 1000)
+        except PlaywrightError as err:
+            raise RenderError(f"{self.root / 'index.html'} did not load: {str(err).splitlines()[0]}") from None
+        await self._settle()
+
+    async def _settle(self) -> None:
+        assert self.page is not None
+        if not self.page.is_closed():
+            try:  # settle's own bound cannot stop an evaluate that a never-yielding script blocks
+                await asyncio.wait_for(settle(self.page, self.tracker, self.settle_timeout_s, self.quiet_ms),
+                                       self.settle_timeout_s + 0.5)
+            except TimeoutError:
+                pass  # an unsettled page is still scored on what it shows (or fails to answer collect)
+
+    async def collect(self) -> tuple[list[Element], dict[int, str]]:
+        """The displayed elements and the outerHTML of every body descendant by identity."""
+        assert self.page is not None
+        try:
+            # bounded: a page whose script never yields (an endless loop) cannot answer at all
+            raw = await asyncio.wait_for(self.page.evaluate(_COLLECT_JS, [list(STYLE_PROPS), list(PROBE)]),
+                                         self.settle_timeout_s)
+        except TimeoutError:
+            raise RenderError(f"the page of {self.root} did not answer within {self.settle_timeout_s} s") from None
+        except PlaywrightError as err:
+            raise RenderError(f"reading the page of {self.root} failed: {str(err).splitlines()[0]}") from None
+        elements = [Element(box=tuple(e["box"]), tag=e["tag"], text=e["text"], attrs=e["attrs"], style=e["style"],
+                            descendants=e["descendants"], outer_html=e["outer"], key=e["key"])
+                    for e in raw["elements"]]
+        return elements, {int(k): v for k, v in raw["html"].items()}
+
+    async def run(self, steps: Sequence[Step]) -> str | None:
+        """Run one interaction; the first step's error message (None: all steps ran). As with
+        Selenium's find_element, a selector acts on its first match."""
+        assert self.page is not None
+        for index, step in enumerate(steps):
+            try:
+                bound = 2 * STEP_TIMEOUT_MS / 1000 + (step.wait / 1000 if isinstance(step, Wait) else 0)
+                await asyncio.wait_for(_apply(self.page, step), bound)
+            except TimeoutError:
+                return f"step {index} {step.model_dump()}: the page did not answer within {bound:g} s"
+            except PlaywrightError as err:
+                return f"step {index} {step.model_dump()}: {str(err).splitlines()[0]}"
+            await self._settle()
+        return None
+
+    async def close(self) -> None:
+        try:
+            await self.context.close()
+        except PlaywrightError:
+            pass
+
+
+async def _accept(dialog: Any) -> None:
+    try:
+        await dialog.accept()
+    except PlaywrightError:
+        pass
+
+
+async def _apply(page: Page, step: Step) -> None:
+    """One step. A selector that matches nothing fails at once, as Selenium's find_element does
+    (no waiting for an element that a generated page may never have); a matched element gets
+    ``STEP_TIMEOUT_MS`` to become actionable."""
+    if isinstance(step, Wait):
+        await asyncio.sleep(step.wait / 1000)
+        return
+    selector = {Click: lambda s: s.click, Hover: lambda s: s.hover, TypeText: lambda s: s.type,
+                Press: lambda s: s.press}[type(step)](step)
+    target = page.locator(selector).first
+    if await target.count() == 0:
+        raise PlaywrightError(f"no element matches {selector!r}")
+    if isinstance(step, Click):
+        await target.click(timeout=STEP_TIMEOUT_MS)
+    elif isinstance(step, Hover):
+        await target.hover(timeout=STEP_TIMEOUT_MS)
+    elif isinstance(step, TypeText):
+        await target.press_sequentially(step.text, timeout=STEP_TIMEOUT_MS)
+    elif isinstance(step, Press):
+        await target.press(step.key, timeout=STEP_TIMEOUT_MS)
+
+
+class Renderer:
+    """Playwright and one headless Chromium, shared by every page folder it opens."""
+
+    def __init__(self, executable: str = "/usr/bin/chromium", settle_timeout_s: float = 5.0,
+                 quiet_ms: int = 30) -> None:
+        self.executable, self.settle_timeout_s, self.quiet_ms = executable, settle_timeout_s, quiet_ms
+        self._pw: Playwright | None = None
+        self._browser: Browser | None = None
+
+    async def start(self) -> None:
+        if self._browser is not None:
+            return
+        if not os.access(self.executable, os.X_OK):
+            raise FileNotFoundError(f"Chromium not found at {self.executable}; install Debian's chromium")
+        self._pw = await async_playwright().start()
+        self._browser = await self._pw.chromium.launch(executable_path=self.executable, headless=True,
+                                                       args=CHROMIUM_ARGS)
+
+    async def open(self, folder: Path) -> PageFolder:
+        """A fresh context serving ``folder`` with its index.html loaded and settled."""
+        await self.start()
+        assert self._browser is not None
+        context = await self._browser.new_context(
+            viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]}, device_scale_factor=1,
+            accept_downloads=False, service_workers="block")
+        await context.add_init_script(WATCH_JS)
+        page = PageFolder(context, folder, self.settle_timeout_s, self.quiet_ms)
+        try:
+            await page.open()
+        except BaseException:
+            await page.close()
+            raise
+        return page
+
+    async def close(self) -> None:
+        if self._browser is not None:
+            await self._browser.close()
+            self._browser = None
+        if self._pw is not None:
+            await self._pw.stop()
+            self._pw = None

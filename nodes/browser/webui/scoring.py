@@ -1,0 +1,151 @@
+"""Scoring a generated page folder against a task: the pages, the interactions and the error counts.
+
+Both folders are opened side by side (one context each). The initial pages are scored, then for
+each interaction: it runs on the ground truth first (a failure there is a broken task, TaskError),
+the ground-truth elements it left unchanged are excluded, and it runs on the generated page; when
+it fails there, that page scores 0 with its full weight and the next interaction still runs, as
+in MageBench's evaluator.
+
+Error counts follow MageBench's Fig. 7: ``parse`` (no index.html to render: the model's output had
+no page), ``render`` (the page did not load), ``interaction`` (an interaction failed on the
+generated page), ``match`` (a scored ground-truth element found no partner), ``attribute`` (a
+matched element lost some attribute score). A parse or render error makes AES 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nodes.browser.webui.aes import Element, PageResult, aes, failed_page, kept_outer_html, score_page
+from nodes.browser.webui.render import PageFolder, RenderError, Renderer
+from nodes.browser.webui.task import Task, TaskError, load_task
+
+__all__ = ["ERROR_KINDS", "Report", "score", "score_folder"]
+
+ERROR_KINDS = ("parse", "render", "interaction", "match", "attribute")
+
+
+@dataclass(slots=True)
+class Report:
+    """The AES of one generated page folder, its pages and error counts."""
+
+    task: str
+    page: str
+    aes: float = 0.0
+    pages: list[PageResult] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ERROR_KINDS, 0))
+    messages: list[str] = field(default_factory=list)  # why a page or interaction failed
+    refused: list[str] = field(default_factory=list)  # requests of the generated page that were not served
+    # requests of the ground truth that were not served (an external font offline shifts its boxes)
+    truth_refused: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """Human-readable breakdown, AES on the last line."""
+        out = [f"task {self.task}  page {self.page}"]
+        for p in self.pages:
+            extra = f"  [{p.status}: {p.error}]" if p.status != "ok" else ""
+            out.append(f"  {p.name:<16} {p.percent:6.2f}  weight {p.weight:12.1f}  elements {p.elements:3d}  "
+                       f"matched {p.matched:3d}{extra}")
+        out.append("  errors: " + ", ".join(f"{k} {v}" for k, v in self.errors.items()))
+        out += [f"  {m}" for m in self.messages]
+        out += [f"  refused {r}" for r in self.refused]
+        out += [f"  refused to the ground truth {r}" for r in self.truth_refused]
+        out.append(f"AES {self.aes:.2f}")
+        return out
+
+
+async def _open_both(renderer: Renderer, task: Task, page_dir: Path) -> tuple[PageFolder, PageFolder | str]:
+    """Both folders opened side by side; the generated one may fail to render (its message), the
+    ground truth may not (TaskError)."""
+    gt, gen = await asyncio.gather(renderer.open(task.root), renderer.open(page_dir), return_exceptions=True)
+    failed = [r for r in (gt, gen) if isinstance(r, BaseException)]
+    if isinstance(gt, BaseException) or any(not isinstance(r, RenderError) for r in failed):
+        for opened in (gt, gen):
+            if isinstance(opened, PageFolder):
+                await opened.close()
+        if isinstance(gt, RenderError):
+            raise TaskError(f"{task.root}: the ground truth does not render: {gt}") from None
+        raise next(r for r in failed if not isinstance(r, RenderError))
+    assert isinstance(gt, PageFolder)
+    return gt, (str(gen) if isinstance(gen, RenderError) else gen)
+
+
+async def _gt_stage(gt: PageFolder, task: Task, index: int | None) -> tuple[list[Element], dict[int, str]]:
+    """The ground truth after interaction ``index`` (None: as loaded); TaskError when it fails there."""
+    if index is not None and (why := await gt.run(task.interactions[index])) is not None:
+        raise TaskError(f"{task.root / 'steps.json'}: interaction {index} fails on the ground truth: {why}")
+    try:
+        return await gt.collect()
+    except RenderError as err:
+        raise TaskError(f"{task.root}: the ground truth cannot be read: {err}") from None
+
+
+async def _gen_stage(gen: PageFolder, task: Task, index: int | None) -> tuple[list[Element], str | None]:
+    """The generated page after interaction ``index``, or why it could not get there."""
+    if index is not None and (why := await gen.run(task.interactions[index])) is not None:
+        return [], why
+    try:
+        return (await gen.collect())[0], None
+    except RenderError as err:
+        return [], str(err)
+
+
+async def score_folder(renderer: Renderer, task: Task, page_dir: Path) -> Report:
+    """AES of the page in ``page_dir`` against ``task`` (see the module notes). The two pages are
+    driven concurrently, each in its own context: they share nothing but the browser."""
+    report = Report(task.name, str(page_dir))
+    if not (page_dir / "index.html").is_file():
+        report.errors["parse"] = 1
+        report.messages.append(f"{page_dir / 'index.html'}: no page to render")
+        return report
+    gt, gen = await _open_both(renderer, task, page_dir)
+    try:
+        if isinstance(gen, str):
+            report.errors["render"] = 1
+            report.messages.append(gen)
+            return report
+        before: dict[int, str] = {}
+        for index in (None, *range(len(task.interactions))):
+            (gt_elements, after), (gen_elements, why) = await asyncio.gather(
+                _gt_stage(gt, task, index), _gen_stage(gen, task, index))
+            excluded = kept_outer_html(before, after) if index is not None else frozenset()
+            before = after
+            name = "initial" if index is None else f"interaction {index}"
+            if why is None:
+                report.pages.append(score_page(name, gt_elements, gen_elements, excluded))
+            elif index is None:  # the initial page could not be read: a render error, AES 0
+                report.errors["render"] = 1
+                report.messages.append(why)
+                report.pages.clear()
+                return report
+            else:
+                report.errors["interaction"] += 1
+                report.messages.append(f"{name}: {why}")
+                report.pages.append(failed_page(name, gt_elements, excluded, "interaction", why))
+    finally:
+        if isinstance(gen, PageFolder):
+            report.refused = list(gen.refused)
+            await gen.close()
+        report.truth_refused = list(gt.refused)
+        await gt.close()
+    for p in report.pages:
+        report.errors["match"] += p.unmatched if p.status == "ok" else 0
+        report.errors["attribute"] += p.attribute_losses
+    report.aes = aes(report.pages)
+    return report
+
+
+def score(task_dir: str | Path, page_dir: str | Path, executable: str = "/usr/bin/chromium") -> Report:
+    """Blocking form for scripts and the CLI: load the task, start a browser, score, stop it."""
+    task = load_task(task_dir)
+
+    async def run() -> Report:
+        renderer = Renderer(executable)
+        try:
+            return await score_folder(renderer, task, Path(page_dir))
+        finally:
+            await renderer.close()
+
+    return asyncio.run(run())

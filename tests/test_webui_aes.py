@@ -1,0 +1,230 @@
+"""The AES metric (nodes/browser/webui/aes.py) on hand-made elements, no browser: each formula is
+pinned by a value computed by hand in the comments beside it."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from nodes.browser.webui import aes
+from nodes.browser.webui.aes import Element
+
+TOL = 1e-6
+
+
+def el(box, *, filter_by="text", evalby="", text="", style=None, attrs=None, descendants=0, html="") -> Element:
+    """An element with the given box; ``filter_by=None`` makes it a plain (non-atomic) element."""
+    a = dict(attrs or {})
+    if filter_by is not None:
+        a["data-filter-by"] = filter_by
+        a["data-evalby"] = evalby
+    return Element(box=box, text=text, attrs=a, style=dict(style or {}), descendants=descendants,
+                   outer_html=html or f"<x>{text}{box}</x>")
+
+
+# -- similarities -----------------------------------------------------------------------------------
+def test_text_is_exact_case_insensitive_below_ten_words_and_word_iou_from_ten():
+    assert aes.text_sim("Add a cup", "  add A CUP ") == 1.0
+    assert aes.text_sim("Add a cup", "Add cup") == 0.0  # short text: all or nothing
+    gt = "a b c d e f g h i j"  # 10 words: word-set IoU
+    # {a..i} shared (9), union {a..j, k} (11): 9/11
+    assert aes.text_sim(gt, "a b c d e f g h i k") == pytest.approx(9 / 11, abs=TOL)
+    assert aes.text_sim(gt, "A b c d e f g h i j") == pytest.approx(9 / 11, abs=TOL)  # long text: case counts
+
+
+def test_pixel_similarity_is_one_minus_relative_error_floored():
+    assert aes.pixel_sim("40px", "30px") == pytest.approx(0.75, abs=TOL)  # 1 - 10/40
+    assert aes.pixel_sim("40px", "50px") == pytest.approx(0.75, abs=TOL)  # 1 - 10/40, symmetric in sign
+    assert aes.pixel_sim("40px", "79px") == pytest.approx(0.025, abs=TOL)  # 1 - 39/40
+    assert aes.pixel_sim("40px", "80px") == 0.0  # relative difference 1: floored
+    assert aes.pixel_sim("40px", "200px") == 0.0
+    assert aes.pixel_sim("0px", "0px") == 1.0 and aes.pixel_sim("0px", "2px") == 0.0  # 0 needs exactly 0
+    with pytest.raises(ValueError):
+        aes.pixel_sim("auto", "3px")
+
+
+def test_colour_similarity_averages_rgb_and_ignores_alpha():
+    # Δ = (160, 30, 0): ((1 - 160/256) + (1 - 30/256) + 1) / 3 = (0.375 + 0.8828125 + 1) / 3 = 0.752604166...
+    assert aes.colour_sim("rgb(40, 60, 120)", "rgba(200, 30, 120, 0.5)") == pytest.approx(0.7526041666, abs=TOL)
+    assert aes.colour_sim("rgba(40, 60, 120, 0)", "rgb(40, 60, 120)") == 1.0  # alpha ignored
+    # black vs white: 1 - 255/256 per channel = 1/256
+    assert aes.colour_sim("rgb(0, 0, 0)", "rgb(255, 255, 255)") == pytest.approx(1 / 256, abs=TOL)
+    with pytest.raises(ValueError):
+        aes.colour_sim("color(srgb 1 0 0)", "rgb(0, 0, 0)")
+
+
+def test_compound_shadow_properties():
+    # colour 1 (weight 2) and lengths 0/0 → 1, 4/2 → 0.5, 8/8 → 1, 0/0 → 1: (2 + 3.5) / 6
+    gt, gen = "rgb(0, 0, 0) 0px 4px 8px 0px", "rgb(0, 0, 0) 0px 2px 8px 0px"
+    assert aes._box_shadow(gt, gen) == pytest.approx(5.5 / 6, abs=TOL)
+    assert aes._box_shadow("none", "none") == 1.0 and aes._box_shadow(gt, "none") == 0.0
+    # text-shadow: colour Δ=(128,0,0) → 2·(2.5/3) and lengths 2/1 → 0.5, 2/2 → 1, 4/4 → 1: (5/3 + 2.5) / 5
+    assert aes._text_shadow("rgb(0, 0, 0) 2px 2px 4px", "rgb(128, 0, 0) 1px 2px 4px") == \
+        pytest.approx((5 / 3 + 2.5) / 5, abs=TOL)
+    with pytest.raises(ValueError):
+        aes._text_shadow("none", "none")  # nothing to compare: the property is left out
+
+
+# -- boxes ------------------------------------------------------------------------------------------
+A = (0, 0, 9, 9)  # 10 x 10 with the +1 convention: area 100
+
+
+def test_giou_uses_the_plus_one_pixel_convention():
+    # B = (5,0,14,9): intersection 5 x 10 = 50, union 150, enclosing (0,0,14,9) = 15 x 10 = 150: 50/150 - 0
+    assert aes.giou(A, (5, 0, 14, 9)) == pytest.approx(1 / 3, abs=TOL)
+    # disjoint (20,0,29,9): intersection 0, union 200, enclosing 30 x 10 = 300: 0 - 100/300
+    assert aes.giou(A, (20, 0, 29, 9)) == pytest.approx(-1 / 3, abs=TOL)
+    assert aes.giou(A, A) == 1.0
+
+
+def test_position_term_overlap_and_distance():
+    assert aes.position_score(A, (5, 0, 14, 9)) == pytest.approx(0.75, abs=TOL)  # 0.5 + 0.5 · 50/100
+    assert aes.position_score(A, (2, 2, 5, 5)) == pytest.approx(1.0, abs=TOL)  # inside: 0.5 + 0.5 · 16/16
+    assert aes.position_score(A, (20, 0, 29, 9)) == pytest.approx(1 / 3, abs=TOL)  # (GIoU + 1)/2 = (2/3)/2
+
+
+def test_element_weight_is_area_to_the_beta():
+    # area 10 x 20 = 200 (no +1 here): 200 ** 0.8987018465995789 = exp(0.8987018465995789 · ln 200)
+    assert aes.weight_of(el((0, 0, 10, 20))) == pytest.approx(116.93375772696444, abs=TOL)
+    assert aes.BETA == 0.8987018465995789
+
+
+# -- filters ----------------------------------------------------------------------------------------
+def test_filter_thresholds_per_kind():
+    box = (0, 0, 9, 9)
+    t = el(box, filter_by="text", text="Add a cup")
+    assert aes.filter_score(t, el(box, text="ADD A CUP")) == 0.0
+    assert aes.filter_score(t, el(box, text="Add one cup")) == -1.0
+    black = el(box, filter_by="color", style={"color": "rgb(0, 0, 0)"})
+    assert aes.filter_score(black, el(box, style={"color": "rgb(255, 255, 255)"})) == -1.0  # 1/256 ≤ 0.01
+    assert aes.filter_score(black, el(box, style={"color": "rgb(250, 250, 250)"})) == 0.0  # 6/256 > 0.01
+    wide = el(box, filter_by="width", style={"width": "100px"})
+    assert aes.filter_score(wide, el(box, style={"width": "150px"})) == 0.0  # 1 - 50/100 = 0.5 > 0.01
+    assert aes.filter_score(wide, el(box, style={"width": "200px"})) == -1.0  # relative diff 1: 0
+    assert aes.filter_score(wide, el(box, style={"width": "auto"})) == -0.01  # not comparable
+    klass = el(box, filter_by="class", attrs={"class": "card big"})
+    assert aes.filter_score(klass, el(box, attrs={"class": "card big"})) == 0.0
+    assert aes.filter_score(klass, el(box, attrs={"class": "card"})) == -1.0
+    has = el(box, filter_by="has_text", text="anything")
+    assert aes.filter_score(has, el(box, text="other words")) == 0.0
+    assert aes.filter_score(has, el(box, text="  ")) == -1.0  # no word
+    ph = el(box, filter_by="placeholder", attrs={"placeholder": "Your name"})
+    assert aes.filter_score(ph, el(box, attrs={"placeholder": "your NAME"})) == 0.0
+    assert aes.filter_score(ph, el(box)) == -1.0
+    src = el(box, filter_by="src", attrs={"src": "http://webui.page/a.png"})
+    assert aes.filter_score(src, el(box, attrs={"src": "http://webui.page/b.png"})) == -1.0
+
+
+def test_pixel_filter_boundary():
+    # 1 - 198/200 = 0.01 exactly in binary? 198/200 = 0.99, 1 - 0.99 = 0.010000000000000009: passes;
+    # the pass line sits just above: 1 - 199/200 = 0.005 fails, 1 - 196/200 = 0.02 passes
+    wide = el((0, 0, 9, 9), filter_by="width", style={"width": "200px"})
+    assert aes.filter_score(wide, el((0, 0, 9, 9), style={"width": "399px"})) == -1.0  # 0.005
+    assert aes.filter_score(wide, el((0, 0, 9, 9), style={"width": "396px"})) == 0.0  # 0.02
+
+
+# -- shorthands and the element score ---------------------------------------------------------------
+def test_shorthands_split_into_longhands():
+    plain = el(A, style={"background-image": "none"})
+    grad = el(A, style={"background-image": "linear-gradient(rgb(255, 0, 0), rgb(0, 0, 255))"})
+    assert aes.split_property("border", plain) == [f"border-{s}-width" for s in ("bottom", "top", "left", "right")]
+    assert aes.split_property("border-radius", plain) == [
+        "border-bottom-left-radius", "border-bottom-right-radius", "border-top-left-radius", "border-top-right-radius"]
+    assert aes.split_property("outline", plain) == ["outline-style", "outline-width", "outline-color"]
+    assert aes.split_property("border-top", plain) == ["border-top-width", "border-top-color"]
+    assert aes.split_property("border-down", plain) == ["border-bottom-width", "border-bottom-color"]
+    assert aes.split_property("background", grad) == ["linear-gradient", "background-color", "background-repeat"]
+    assert aes.split_property("background", plain) == ["background-color", "background-image", "background-repeat"]
+    assert aes.split_property("color", plain) == ["color"]
+
+
+def test_element_score_is_the_alpha_weighted_mean_with_the_position_term():
+    radii = {f"border-{c}-radius": "8px" for c in ("top-left", "top-right", "bottom-left", "bottom-right")}
+    gt = el((0, 0, 99, 49), evalby="text|color|border-radius|padding|no-such-prop", text="Buy",
+            style={"color": "rgb(0, 0, 0)", **radii})
+    gen = el((0, 0, 99, 49), text="buy", style={
+        "color": "rgb(128, 0, 0)", "border-top-left-radius": "4px", "border-top-right-radius": "8px",
+        "border-bottom-left-radius": "12px", "border-bottom-right-radius": "auto"})
+    # text 1 (α 6.8); color (1 - 128/256 + 1 + 1)/3 = 2.5/3 (α 30);
+    # border-radius: 4px → 0.5, 8px → 1, 12px → 0.5, auto → left out: mean(α·s) = 100·2/3, mean α = 100;
+    # padding ignored, unknown property skipped; same box → position 1 (α 46):
+    # (6.8 + 25 + 66.666667 + 46) / (6.8 + 30 + 100 + 46) = 144.466667 / 182.8
+    score, attribute = aes.element_score(gt, gen)
+    assert score == pytest.approx(144.46666666666667 / 182.8, abs=TOL)
+    assert attribute == pytest.approx(98.46666666666667 / 136.8, abs=TOL)  # the same without position
+    # nothing comparable: only the position term; boxes overlapping half → 0.75
+    bare = el(A, evalby="font-size")
+    assert aes.element_score(bare, el((5, 0, 14, 9)))[0] == pytest.approx(0.75, abs=TOL)
+    assert math.isnan(aes.element_score(bare, el((5, 0, 14, 9)))[1])
+
+
+# -- matching ---------------------------------------------------------------------------------------
+def test_hungarian_prefers_the_filtered_pair_over_the_closest_box():
+    gt = [el((0, 0, 99, 99), text="Alpha"), el((200, 0, 299, 99), text="Beta")]
+    gen = [el((0, 0, 99, 99), text="Beta"),    # on Alpha's spot, wrong text: GIoU 1 + filter -1 = 0
+           el((10, 0, 109, 99), text="Alpha"),  # GIoU 9000/11000 = 0.8182, filter 0
+           el((190, 0, 289, 99), text="Beta")]  # GIoU 0.8182 with Beta
+    # Alpha→g1 + Beta→g2 = 1.636 beats Alpha→g0 + Beta→g2 = 0.818 (Alpha→g2 is forbidden: -0.31 - 1 < -1)
+    assert sorted(aes.match(gt, gen)) == [(0, 1), (1, 2)]
+
+
+def test_descendants_break_ties_towards_the_innermost_element():
+    gt = [el(A, text="Go")]
+    gen = [el(A, text="Go", descendants=3), el(A, text="Go", descendants=0)]  # cost -1 + 3e-5 vs -1
+    assert aes.match(gt, gen) == [(0, 1)]
+
+
+def test_forbidden_pairs_are_never_matched_and_count_as_unmatched():
+    gt = [el((0, 0, 99, 99), text="Alpha")]
+    gen = [el((500, 0, 599, 99), text="Beta")]  # GIoU (0 - 40000/60000) + filter -1 = -1.667 < -1
+    assert aes.match(gt, gen) == []
+    page = aes.score_page("p", gt, gen)
+    assert (page.matched, page.unmatched, page.score) == (0, 1, 0.0)
+    assert page.weight == pytest.approx(9801 ** aes.BETA, abs=TOL)  # area 99 x 99 (no +1 here): weight stays
+
+
+def test_unmatched_ground_truth_weighs_without_score():
+    gt = [el((0, 0, 100, 100), text="Alpha", evalby="text"), el((200, 0, 300, 100), text="Beta", evalby="text")]
+    page = aes.score_page("p", gt, [gt[0]])  # only Alpha exists on the generated page
+    # Alpha scores 1 · w, Beta 0 · w, both weigh w = 10000^β: 50 %
+    assert (page.matched, page.unmatched) == (1, 1)
+    assert page.percent == pytest.approx(50.0, abs=TOL)
+    assert aes.aes([page]) == pytest.approx(50.0, abs=TOL)
+    assert aes.aes([]) == 0.0
+
+
+def test_attribute_losses_are_counted_and_unfilterable_ground_truth_is_not_scored():
+    gt = [el(A, filter_by="text", evalby="color", text="x", style={"color": "rgb(0, 0, 0)"}),
+          el((20, 0, 29, 9), filter_by="box-shadow", evalby="box-shadow"),  # box-shadow has no filter
+          el((40, 0, 49, 9), filter_by=None)]  # not atomic
+    gen = [el(A, text="x", style={"color": "rgb(10, 0, 0)"})]
+    page = aes.score_page("p", gt, gen)
+    assert (page.elements, page.matched, page.attribute_losses) == (1, 1, 1)
+
+
+# -- pages ------------------------------------------------------------------------------------------
+def test_elements_an_interaction_left_unchanged_are_excluded():
+    before = {1: "<p>a</p>", 2: "<p>b</p>", 3: "<i>x</i>"}
+    after = {1: "<p>a</p>", 2: "<p>c</p>", 4: "<i>x</i>"}  # 2 changed, 3 removed, 4 new (same html as 3)
+    kept = aes.kept_outer_html(before, after)
+    assert kept == frozenset({"<p>a</p>"})
+    gt = [el((0, 0, 100, 100), html="<p>a</p>", text="a", evalby="text"),
+          el((0, 200, 100, 300), html="<p>c</p>", text="c", evalby="text"),
+          el((0, 400, 100, 500), html="<i>x</i>", text="x", evalby="text")]
+    page = aes.score_page("after", gt, [gt[1]], kept)
+    # <p>a</p> excluded; <p>c</p> matched (1 · w), <i>x</i> new here and unmatched: 50 %, not 33 %
+    assert (page.elements, page.matched, page.unmatched) == (2, 1, 1)
+    assert page.percent == pytest.approx(50.0, abs=TOL)
+
+
+def test_a_failed_interaction_scores_zero_but_keeps_its_weight():
+    gt0 = [el((0, 0, 100, 100), text="a", evalby="text")]
+    gt1 = [el((0, 0, 100, 100), text="b", evalby="text", html="<p>b</p>"),
+           el((0, 200, 100, 300), text="c", evalby="text", html="<p>c</p>")]
+    first = aes.score_page("initial", gt0, gt0)  # perfect: score = weight = w = 10000^β
+    failed = aes.failed_page("interaction 0", gt1, frozenset({"<p>c</p>"}), "interaction", "no #add")
+    assert (failed.score, failed.elements, failed.status) == (0.0, 1, "interaction")
+    assert failed.weight == pytest.approx(10000 ** aes.BETA, abs=TOL)  # <p>c</p> unchanged: excluded
+    # Σ score / Σ weight = w / 2w
+    assert aes.aes([first, failed]) == pytest.approx(50.0, abs=TOL)
