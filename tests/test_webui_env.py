@@ -139,9 +139,14 @@ def test_invalid_replies_regenerate_and_broken_pages_are_scored_with_their_error
 def test_online_scores_every_round_and_revisions_override_only_the_files_they_name(tmp_path: Path) -> None:
     broken = to_reply({"index.html": "<h1>Tea</h1>"})
     no_style = to_reply({"style.css": "/* nothing */\n"})
-    plans = {"ep00000": [broken, GOLD, no_style]}
+    plans = {"ep00000": [broken, GOLD, no_style],
+             "ep00001": [GOLD]}  # then the replay agent stops the episode: the rounds left have no page
     config = replay(gold_config(mode="online", rounds=2), plans)
     out, records = run_graph(tmp_path, config, "online")
+    assert [r["status"] for r in records] == ["completed", "completed"], records
+    stopped = records[1]["metrics"]
+    assert stopped["stopped"] and stopped["aes_round_0"] == 100.0, stopped
+    assert stopped["aes_round_1"] == stopped["aes_round_2"] == stopped["aes"] == 0.0 and stopped["errors_parse"] == 1
     m = records[0]["metrics"]
     assert m["mode"] == "online" and m["steps"] == 3, m
     assert m["aes_round_0"] < 50.0 and m["aes_round_1"] == 100.0 and m["aes_round_2"] < 100.0, m

@@ -1,7 +1,8 @@
 """MageBench WebUI's judge node (``judge.webui``): the AES of each finished episode's page folders.
 
 It reads ``webui.env``'s step stream; on an episode's last step it scores every round's page
-folder (``info.pages``) against the task (``info.task``) with the pack's AES scorer
+folder (``info.pages``; a round the episode never reached, after a stop or the time limit, is a
+round without a page) against the task (``info.task``) with the pack's AES scorer
 (``nodes.browser.webui.scoring``) in its own sandboxed Chromium, and ends the episode with:
 
 * ``aes`` (0-100): the last round's (online: after the last revision); online also ``aes_round_k``
@@ -67,14 +68,14 @@ class WebUIJudge(Node):
         episode, info = step["episode"], step["info"]
         labels = {"steps": int(step["t"]) + 1, "invalid": int(info.get("invalid", 0)),
                   "stopped": bool(info.get("stopped"))}
-        if not info.get("task") or "pages" not in info:  # stopped or cut short before its last round
-            reports = [_no_page("(none)", "the episode ended before its rounds were done: "
-                                f"{info.get('stopped') or 'time limit'}")]
-            await self._finish(episode, str(info.get("mode", "global")), reports, labels)
+        if not info.get("task") or not isinstance(info.get("pages"), list):
+            await self._unscored(episode, "the step has no task and pages: is its env webui.env?", labels)
             return
         try:
             task = self._task(str(info["task"]))
             reports = [await self._score(task, page) for page in info["pages"]]
+            why = f"the episode ended before this round ({info.get('stopped') or 'time limit'})"
+            reports += [_no_page(task.name, why) for _ in range(int(info.get("rounds", 1)) - len(reports))]
         except TaskError as exc:
             await self._unscored(episode, str(exc), labels)
             return

@@ -18,9 +18,9 @@ description names by those paths).
 
 Pages are written only under the run folder (``RUN/webui/<node>/<episode>/round_<k>/``, fixed
 file names), and rendered only through the pack's sandboxed renderer (``render.Renderer``: one fake
-origin, no network, no ``file://``). The last step's ``info`` carries ``task`` (the task folder)
-and ``pages`` (one folder per round, ``None`` for a round that ended without a page), which is
-what ``judge.webui`` scores. The ``oracle`` service answers the task's ground truth as a reply,
+origin, no network, no ``file://``). Every step's ``info`` carries ``task`` (the task folder),
+``rounds`` and ``pages`` (one folder per finished round, ``None`` for a round that ended without a
+page): on the last one, that is what ``judge.webui`` scores, however the episode ended. The ``oracle`` service answers the task's ground truth as a reply,
 so ``agent.scripted`` replays it (launch/webui_gold.yaml).
 """
 
@@ -182,6 +182,8 @@ class WebUIEnv(EnvNode):
         parts = [self.task.description.rstrip()]
         if notes:
             parts.append("\n".join(notes))
+        if self.error:
+            parts.append(f"Your last reply could not be used: {self.error}. Reply again with the complete page.")
         if self.round > 0:
             parts.append("## Your current code\n\n" + (_fenced(self.files) if self.files else "(no file written yet)"))
             parts.append(self.render_note or "The image shows your page as rendered, before any interaction.")
@@ -215,7 +217,7 @@ class WebUIEnv(EnvNode):
             self.error = self.rejection or "no reply arrived"
             self.rejection = None
             if self.tries <= self.params.retries:
-                return StepResult(info={"round": self.round, "reply_error": self.error})
+                return StepResult(info={**self._progress(), "reply_error": self.error})
             return await self._end_round(None)
         folder = self.folder / f"round_{self.round}"
         folder.mkdir()
@@ -232,14 +234,24 @@ class WebUIEnv(EnvNode):
         """Close the current round with its page folder (None: no page), then end the episode or
         render the page for the next round."""
         self.pages.append(str(folder) if folder is not None else None)
-        info: dict[str, Any] = {"round": self.round, "reply_error": self.error if folder is None else None}
+        info = {**self._progress(), "reply_error": self.error if folder is None else None}
         self.round += 1
         self.tries = 0
         if self.round >= self.total_rounds:
-            info.update(task=str(self.task.root), pages=list(self.pages), mode=self.params.mode)
             return StepResult(done=True, info=info)
         await self._screenshot()
         return StepResult(info=info)
+
+    def _progress(self) -> dict[str, Any]:
+        """What every step's info carries, so a judge can score an episode however it ended (its
+        own last round, a stop request, the time limit): the task folder, the pages written so far
+        (one per finished round) and how many rounds the episode has."""
+        return {"round": self.round, "task": str(self.task.root), "pages": list(self.pages),
+                "rounds": self.total_rounds, "mode": self.params.mode}
+
+    async def stop(self, reason: str) -> StepResult:
+        """The agent gave up: the rounds it did not finish are scored as rounds without a page."""
+        return StepResult(done=True, info=self._progress())
 
     async def _screenshot(self) -> None:
         """The latest page as loaded (before any interaction), for the next round's ``frame``."""
