@@ -17,7 +17,9 @@ from typing import Any
 import numpy as np
 import pytest
 import yaml
+from pydantic import Field
 
+from kernel.sdk.node import Node, NodeParams, service
 from kernel.sdk.testing import Harness
 from nodes.browser.webui.reply import FILES, ReplyError, parse_reply, to_reply
 from tests.helpers import ROOT, launch
@@ -188,3 +190,58 @@ async def test_the_agent_sees_the_reason_of_an_invalid_reply_and_online_its_rend
     ended = [json.loads(line) for line in (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()]
     assert [(r["status"], r["metrics"]["steps"], r["metrics"]["invalid"]) for r in ended] == [("completed", 4, 2)]
     assert (tmp_path / "run" / "webui" / "env" / "ep00000" / "round_1" / "index.html").is_file()
+
+
+# -- the LLM agent on WebUI ------------------------------------------------------------------------
+class CannedModelParams(NodeParams):
+    replies: list[str] = Field(default_factory=list, description="the replies, in order (then empty ones)")
+
+
+class CannedModel(Node):
+    """A model node whose ``chat`` answers the canned replies in order and writes what it was asked
+    (the text parts and the number of images of each request) to RUN/canned_model.jsonl."""
+
+    Params = CannedModelParams
+    params: CannedModelParams
+
+    async def setup(self) -> None:
+        self.calls = 0
+
+    @service("chat")
+    def chat(self, body: Any) -> dict[str, Any]:
+        texts: list[str] = []
+        images = 0
+        for message in body["messages"]:
+            content = message["content"]
+            for part in [content] if isinstance(content, str) else content:
+                if isinstance(part, str):
+                    texts.append(part)
+                elif part.get("type") == "text":
+                    texts.append(part["text"])
+                else:
+                    images += 1
+        assert self.run_dir is not None
+        with (self.run_dir / "canned_model.jsonl").open("a") as fh:
+            fh.write(json.dumps({"text": "\n".join(texts), "images": images}) + "\n")
+        reply = self.params.replies[self.calls] if self.calls < len(self.params.replies) else ""
+        self.calls += 1
+        return {"text": reply, "usage": {"prompt_tokens": 1, "completion_tokens": 1}}
+
+
+def test_the_llm_agent_sends_its_whole_reply_and_online_revisions_after_regenerate(tmp_path: Path) -> None:
+    # a js block in the analysis would make the whole reply invalid: only what follows "# Regenerate" is sent
+    quoting = f"# Analyze\nThe page matches; my old ```js\nlet cups;\n``` is gone.\n# Regenerate\n{GOLD}"
+    config = gold_config(mode="online", rounds=1)
+    agent = next(n for n in config["nodes"] if n["id"] == "agent")
+    agent.update(uses="nodes.agent.llm:LLMAgent", params={"model": "model"})
+    config["nodes"].append({"id": "model", "uses": "tests.test_webui_env:CannedModel",
+                            "params": {"replies": [JS_BLOCK, GOLD, quoting]}})
+    out, records = run_graph(tmp_path, config, "llm")
+    m = records[0]["metrics"]
+    assert (m["aes_round_0"], m["aes_round_1"], m["invalid"], m["steps"]) == (100.0, 100.0, 1, 3), m
+    asked = [json.loads(line) for line in (out / "canned_model.jsonl").read_text().splitlines()]
+    assert len(asked) == 3
+    assert "labelled exactly html, css or" in asked[0]["text"] and "Tea Counter" in asked[0]["text"]
+    assert asked[0]["images"] == 0  # the test task's only picture is an SVG resource, not a screenshot
+    assert "labelled 'js'" in asked[1]["text"]
+    assert asked[2]["images"] == 1 and "# Regenerate" in asked[2]["text"] and "## Your current code" in asked[2]["text"]
