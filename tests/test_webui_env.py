@@ -93,6 +93,22 @@ def test_pyproject_registers_the_webui_nodes() -> None:
     assert names["judge.webui"] == "nodes.judge.webui:WebUIJudge"
 
 
+def test_validate_refuses_a_task_folder_that_cannot_be_scored_before_anything_starts(tmp_path: Path) -> None:
+    broken = tmp_path / "tasks" / "no_annotations"
+    broken.mkdir(parents=True)
+    (broken / "index.html").write_text("<p>nothing annotated</p>")
+    (broken / "task.md").write_text("A paragraph.")
+    (broken / "steps.json").write_text("[]")
+    config = gold_config()
+    next(n for n in config["nodes"] if n["id"] == "env")["params"]["tasks"] = str(broken.parent)
+    path = tmp_path / "broken.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    result = launch("validate", str(path))
+    assert result.returncode != 0
+    assert f"node 'env': tasks: {broken / 'index.html'}: no element carries data-filter-by" in result.stderr, \
+        result.stderr
+
+
 # -- graphs ----------------------------------------------------------------------------------------
 def test_gold_run_scores_100_with_the_page_written_under_the_run_folder(tmp_path: Path) -> None:
     out, records = run_graph(tmp_path, gold_config(), "gold")

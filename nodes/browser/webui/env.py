@@ -140,6 +140,8 @@ class WebUIEnv(EnvNode):
         return found
 
     async def setup(self) -> None:
+        if self.run_dir is None:
+            raise RuntimeError("webui.env writes the agent's pages under the run folder, and this run has none")
         self.tasks = [load_task(folder) for folder in task_folders(self.params.tasks)]
         self.renderer = Renderer(self.params.chromium, self.params.settle_timeout_s)
         self.images: dict[Path, tuple[list[np.ndarray], list[str]]] = {}
@@ -164,8 +166,8 @@ class WebUIEnv(EnvNode):
 
     async def reset(self, episode: Episode) -> None:
         self.task = self.tasks[episode.index % len(self.tasks)]
-        base = self.run_dir if self.run_dir is not None else Path.cwd() / "runs" / "unsaved"
-        self.folder = base / "webui" / self.id / episode.id
+        assert self.run_dir is not None  # setup refused a run without one
+        self.folder = self.run_dir / "webui" / self.id / episode.id
         if self.folder.exists():  # a replayed episode starts afresh
             shutil.rmtree(self.folder)
         self.folder.mkdir(parents=True)
