@@ -189,7 +189,13 @@ class LLMAgent(Node):
             self.memory.add(self.web.turn(prompt, obs, self.images))
         else:
             frames = [f for f in (*(obs.get("frames") or ()), obs.get("frame")) if f is not None]
-            self.memory.add(Turn(prompt=prompt, text=str(obs.get("text", "")), frames=frames))
+            if _family(obs) == "webui":  # its text is the task and the code, not a rendering of the images
+                labels = [f"Task image {i}:" for i in range(1, len(obs.get("frames") or ()) + 1)]
+                labels += ["Your page as rendered, before any interaction:"] if obs.get("frame") is not None else []
+                self.memory.add(Turn(prompt=prompt, text=str(obs.get("text", "")), frames=frames, labels=labels,
+                                     keep_text=True))
+            else:
+                self.memory.add(Turn(prompt=prompt, text=str(obs.get("text", "")), frames=frames))
         head = self._head(obs, mode)
         parser = get_parser(self.params.parser) if self.params.parser else tpl.parser(mode)
         allowed = [str(a) for a in obs.get("actions") or []]
@@ -305,9 +311,12 @@ class LLMAgent(Node):
 
 
 def _default_template(obs: dict[str, Any]) -> str:
-    """The bundled template for an observation: its env family's, and for a browser the one of
-    its observation setting (Set-of-Marks, accessibility tree, or the tree with a screenshot)."""
+    """The bundled template for an observation: its env family's, for a browser the one of its
+    observation setting (Set-of-Marks, accessibility tree, or the tree with a screenshot), for
+    WebUI the one of its mode (global or online)."""
     family = _family(obs)
+    if family == "webui":  # WebUI's two settings ask for different replies (Global vs Online's revisions)
+        return "webui_online" if obs.get("mode") == "online" else "webui_global"
     return browser_template(obs) if family == "browser" else family
 
 

@@ -96,6 +96,22 @@ def mention_list(text: str, actions: Sequence[str]) -> list[str]:
             for m in re.finditer(rf"(?<![\w])(?:{names})(?![\w])", text, re.IGNORECASE)]
 
 
+def whole_reply(text: str, actions: Sequence[str]) -> list[str]:
+    """MageBench WebUI: the reply itself is the action (its fenced html/css/javascript blocks are the
+    page), so the environment, not the agent, says whether it is usable and why; only an empty
+    reply is nothing."""
+    return [text] if text.strip() else []
+
+
+def after_regenerate(text: str, actions: Sequence[str]) -> list[str]:
+    """MageBench WebUI Online: the part of the reply after its last ``# Regenerate`` line (exact,
+    case-sensitive, as the benchmark splits on it), so code quoted in the ``# Analyze`` part is not
+    taken for the page; a reply without the header (the first, Global-style reply of an online
+    episode) is sent whole."""
+    hits = list(re.finditer(r"^[ \t]*# Regenerate[ \t]*$", text, re.MULTILINE))
+    return whole_reply(text[hits[-1].end():] if hits else text, actions)
+
+
 PARSERS: dict[str, Parser] = {
     "section_action": section_action,
     "section_list": section_list,
@@ -103,6 +119,8 @@ PARSERS: dict[str, Parser] = {
     "first_mention": first_mention,
     "mention_list": mention_list,
     "fenced_action": fenced_action,  # VisualWebArena: ```action [arg]``` after "In summary, ..."
+    "whole_reply": whole_reply,  # WebUI: the reply's code blocks are the page; the environment reads them
+    "after_regenerate": after_regenerate,  # WebUI Online: what follows "# Regenerate"
 }
 
 

@@ -1,0 +1,131 @@
+"""MageBench WebUI's judge node (``judge.webui``): the AES of each finished episode's page folders.
+
+It reads ``webui.env``'s step stream; on an episode's last step it scores every round's page
+folder (``info.pages``; a round the episode never reached, after a stop or the time limit, is a
+round without a page) against the task (``info.task``) with the pack's AES scorer
+(``nodes.browser.webui.scoring``) in its own sandboxed Chromium, and ends the episode with:
+
+* ``aes`` (0-100): the last round's (online: after the last revision); online also ``aes_round_k``
+  for every round k (0 is the global reply), since MageBench writes one evaluation per iteration;
+* ``errors_parse``, ``errors_render``, ``errors_interaction``, ``errors_match``,
+  ``errors_attribute``: the last round's error counts in MageBench's Fig. 7 classes (a round that
+  ended without a page is a parse error and scores 0);
+* ``refused``: what the last page asked for and was not served (outside URLs, missing files).
+
+There is no ``success``: WebUI has no pass mark, and inventing one would say more than the
+benchmark does. A broken page never crashes the judge: the scorer turns it into its error class.
+A task that cannot be scored (its ground truth fails) ends the episode ``failed`` with the
+reason, never a silent 0. summary.json's ``webui`` section has our mean AES beside MageBench's
+Table 1 WebUI rows (``webui_paper``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from kernel.sdk.node import Message, Node, NodeParams, on_input
+from nodes.browser.webui.render import Renderer
+from nodes.browser.webui.scoring import ERROR_KINDS, Report, score_folder
+from nodes.browser.webui.task import Task, TaskError, load_task
+from nodes.judge import webui_paper
+
+__all__ = ["WebUIJudge", "WebUIJudgeParams"]
+
+
+class WebUIJudgeParams(NodeParams):
+    chromium: str = Field("/usr/bin/chromium", description="the Chromium binary the pages are scored in")
+    settle_timeout_s: float = Field(5.0, gt=0, description="longest wait for a page to settle (then it is "
+                                    "scored as it is, or as a render error when it never answers)")
+
+
+class WebUIJudge(Node):
+    """Scores each WebUI episode's pages with AES and ends it with the metrics above."""
+
+    inputs = ("step",)
+    Params = WebUIJudgeParams
+    params: WebUIJudgeParams
+
+    async def setup(self) -> None:
+        self.renderer = Renderer(self.params.chromium, self.params.settle_timeout_s)
+        self.tasks: dict[str, Task] = {}
+        self.scores: dict[str, list[float]] = {}  # mode -> the episodes' AES
+        self.errors = dict.fromkeys(ERROR_KINDS, 0)
+        self.unscored = 0
+        self.summarize("webui", self._summary())
+
+    async def teardown(self) -> None:
+        if hasattr(self, "renderer"):
+            await self.renderer.close()
+
+    @on_input("step")
+    async def judge(self, msg: Message) -> None:
+        step = msg.body
+        if not step["done"]:
+            return
+        episode, info = step["episode"], step["info"]
+        labels = {"steps": int(step["t"]) + 1, "invalid": int(info.get("invalid", 0)),
+                  "stopped": bool(info.get("stopped"))}
+        if not info.get("task") or not isinstance(info.get("pages"), list):
+            await self._unscored(episode, "the step has no task and pages: is its env webui.env?", labels)
+            return
+        try:
+            task = self._task(str(info["task"]))
+            reports = [await self._score(task, page) for page in info["pages"]]
+            why = f"the episode ended before this round ({info.get('stopped') or 'time limit'})"
+            reports += [_no_page(task.name, why) for _ in range(int(info.get("rounds", 1)) - len(reports))]
+        except TaskError as exc:
+            await self._unscored(episode, str(exc), labels)
+            return
+        except Exception as exc:  # noqa: BLE001 - the browser itself failed: on record, never a crash or a 0
+            await self._unscored(episode, f"scoring failed: {type(exc).__name__}: {exc}", labels)
+            return
+        await self._finish(episode, str(info.get("mode", "global")), reports, {"task": task.name, **labels})
+
+    def _task(self, root: str) -> Task:
+        if root not in self.tasks:
+            self.tasks[root] = load_task(root)
+        return self.tasks[root]
+
+    async def _score(self, task: Task, page: str | None) -> Report:
+        if page is None:
+            return _no_page(task.name, "the round ended without a page (its replies were invalid)")
+        return await score_folder(self.renderer, task, Path(page))
+
+    async def _finish(self, episode: str, mode: str, reports: list[Report], labels: dict[str, Any]) -> None:
+        last = reports[-1]
+        metrics: dict[str, Any] = {"aes": round(last.aes, 4), "mode": mode, **labels,
+                                   **{f"errors_{kind}": int(n) for kind, n in last.errors.items()},
+                                   "refused": last.refused[:8], "messages": last.messages[:8]}
+        if mode == "online":
+            metrics.update({f"aes_round_{k}": round(r.aes, 4) for k, r in enumerate(reports)})
+        self.log.info("scored", episode=episode, aes=metrics["aes"], errors=last.errors)
+        await self.end_episode(episode, **metrics)
+        self.scores.setdefault(mode, []).append(last.aes)
+        for kind, n in last.errors.items():
+            self.errors[kind] += int(n)
+        self.summarize("webui", self._summary())
+
+    async def _unscored(self, episode: str, reason: str, labels: dict[str, Any]) -> None:
+        self.log.error("cannot score", episode=episode, reason=reason)
+        await self.record_error("webui.unscored", reason, episode)
+        await self.end_episode(episode, status="failed", reason=reason, **labels)
+        self.unscored += 1
+        self.summarize("webui", self._summary())
+
+    def _summary(self) -> dict[str, Any]:
+        every = [s for scores in self.scores.values() for s in scores]
+        return {"episodes": len(every), "unscored": self.unscored,
+                "mean_aes": sum(every) / len(every) if every else None,
+                "per_mode": {mode: {"episodes": len(s), "mean_aes": sum(s) / len(s)} for mode, s in self.scores.items()},
+                "errors": dict(self.errors), "paper_source": webui_paper.SOURCE, "paper_table": webui_paper.table()}
+
+
+def _no_page(task: str, why: str) -> Report:
+    """A round without a page: MageBench's parse error, AES 0."""
+    report = Report(task, "(no page)")
+    report.errors["parse"] = 1
+    report.messages.append(why)
+    return report
