@@ -60,6 +60,8 @@ def test_the_first_action_of_a_reply_is_parsed_with_literal_arguments():
     assert find_call("select_rule('a:not(.b)') -- the one with (parens)").args == ("a:not(.b)",)
     assert find_call("revert_last_edit").name == "revert_last_edit"
     assert find_call("nothing to call here") is None
+    assert find_call("select_rule('a')" + ")" * 200_000).args == ("a",)  # bounded work on a hostile reply
+    assert find_call("select_rule(" + "(" * 5000).error is not None
 
 
 def test_replies_without_an_action_get_vab_s_format_reminder(tools: CssTools):

@@ -31,6 +31,7 @@ __all__ = ["END_PHRASE", "FUNCTIONS", "NO_ACTION", "CssTools", "ParsedCall", "To
 
 END_PHRASE = "I have fixed the css style"
 NO_ACTION = "No executable function found! Need to recheck the action. Please stick to the format of Action: ..."
+_MAX_CLOSERS = 64  # ')' positions tried per call; real calls close within a few
 FUNCTIONS = ("get_selectors_by_html_elements", "select_rule", "edit_rule", "revert_last_edit")
 
 # Pseudo-classes that depend on the user or the URL, and pseudo-elements: a parsed document has no
@@ -114,7 +115,7 @@ def find_call(action: str) -> ParsedCall | None:
     # The longest prefix ending at a ')' that parses as one call: trailing prose is ignored.
     ends = [i + 1 for i, c in enumerate(text) if c == ")"]
     tree, error = None, "the call is not closed"
-    for end in reversed(ends):
+    for end in reversed(ends[:_MAX_CLOSERS]):  # bounded: a reply of many ')' costs a few parses
         try:
             candidate = ast.parse(text[:end], mode="eval").body
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
