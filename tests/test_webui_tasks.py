@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from nodes.browser.webui.__main__ import main
+from nodes.browser.webui.make_shots import shot_names
 from nodes.browser.webui.render import Renderer
 from nodes.browser.webui.scoring import Report, score_folder
 from nodes.browser.webui.task import KINDS, TASKS_DIR, TaskError, check_annotations, load_task, step_kind, task_kind
@@ -79,9 +80,19 @@ def test_the_defect_page_is_the_ground_truth_with_one_change(name):
     assert (defect / "index.html").is_file()
     changed = [f for f in PAGE_FILES if (root / f).is_file() and (root / f).read_bytes() != (defect / f).read_bytes()]
     assert len(changed) == 1, changed
-    images = root / "_images"
-    if images.is_dir():
-        assert sorted(p.name for p in images.iterdir()) == sorted(p.name for p in (defect / "_images").iterdir())
+    for image in sorted(set(re.findall(r"_images/[\w.-]+", page_text(defect)))):  # the screenshots stay out
+        assert (defect / image).read_bytes() == (root / image).read_bytes(), image
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_description_shows_a_screenshot_per_page(name):
+    task = load_task(TASKS_DIR / name)
+    shots = shot_names(len(task.interactions))
+    assert re.findall(r"_images/shot_\d+\.png", task.description) == shots
+    assert sorted(str(p.relative_to(task.root)) for p in task.root.glob("_images/shot_*.png")) == shots
+    for shot in shots:  # a PNG of the 1920x1080 window (IHDR width and height)
+        head = (task.root / shot).read_bytes()[:24]
+        assert head.startswith(b"\x89PNG") and (int.from_bytes(head[16:20]), int.from_bytes(head[20:24])) == (1920, 1080)
 
 
 def test_the_lister_prints_kinds_counts_and_names_broken_folders(tmp_path, capsys):
