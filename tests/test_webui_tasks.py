@@ -169,3 +169,11 @@ def test_truth_scores_100_blank_0_and_the_defect_in_between(reports, name):
     assert blank.aes == 0.0 and blank.errors["interaction"] == steps
     assert 0.0 < defect.aes < 100.0, "\n".join(defect.lines())
     assert defect.refused == [] and defect.errors["parse"] == defect.errors["render"] == 0
+
+
+@needs_chromium
+def test_a_carousel_dot_that_lost_its_highlight_is_scored(reports):
+    truth = _report(reports, "widget_carousel", "truth")
+    # after "next": the picture, its caption, the slide and the two dots whose highlight moved; the first
+    # dot then reads like the unchanged third one but is scored all the same. After "prev" twice, likewise.
+    assert [p.elements for p in truth.pages] == [9, 5, 5]
