@@ -25,11 +25,14 @@ from nodes.browser.webui.task import KINDS, TASKS_DIR, TaskError, check_annotati
 NAMES = sorted(p.name for p in TASKS_DIR.iterdir() if p.is_dir())
 PAGE_FILES = ("index.html", "style.css", "script.js")
 BLANK = "<html><body></body></html>"
-CONCURRENT = 3  # scorings at a time (each drives two pages); more only queues on a 2-core machine
+CONCURRENT = 3  # scorings at a time (each drives two pages); 6 was slower on a loaded 2-core machine
 # A step's bound: generous, since a ground truth's step that times out on a loaded machine would fail the
 # task, and free on the blank and defect pages (a selector matching nothing fails at once).
 STEP_TIMEOUT_MS = 10_000
 needs_chromium = pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs Debian's chromium")
+# The first browser test sets up the module's scorings (about 75 pages, 80-100 s on a loaded 2-core
+# machine), beyond the suite's default 120 s per test on a busier one.
+browser_timeout = pytest.mark.timeout(600)
 
 
 def page_text(folder: Path) -> str:
@@ -158,6 +161,7 @@ def _report(reports, name: str, which: str) -> Report:
 
 
 @needs_chromium
+@browser_timeout
 @pytest.mark.parametrize("name", NAMES)
 def test_truth_scores_100_blank_0_and_the_defect_in_between(reports, name):
     truth, blank, defect = (_report(reports, name, w) for w in ("truth", "blank", "defect"))
@@ -172,6 +176,7 @@ def test_truth_scores_100_blank_0_and_the_defect_in_between(reports, name):
 
 
 @needs_chromium
+@browser_timeout
 def test_a_carousel_dot_that_lost_its_highlight_is_scored(reports):
     truth = _report(reports, "widget_carousel", "truth")
     # after "next": the picture, its caption, the slide and the two dots whose highlight moved; the first
