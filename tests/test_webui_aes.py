@@ -3,6 +3,7 @@ pinned by a value computed by hand in the comments beside it."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -13,14 +14,15 @@ from nodes.browser.webui.aes import Element
 TOL = 1e-6
 
 
-def el(box, *, filter_by="text", evalby="", text="", style=None, attrs=None, descendants=0, html="") -> Element:
+def el(box, *, filter_by="text", evalby="", text="", style=None, attrs=None, descendants=0, html="",
+       key=-1) -> Element:
     """An element with the given box; ``filter_by=None`` makes it a plain (non-atomic) element."""
     a = dict(attrs or {})
     if filter_by is not None:
         a["data-filter-by"] = filter_by
         a["data-evalby"] = evalby
     return Element(box=box, text=text, attrs=a, style=dict(style or {}), descendants=descendants,
-                   outer_html=html or f"<x>{text}{box}</x>")
+                   outer_html=html or f"<x>{text}{box}</x>", key=key)
 
 
 # -- similarities -----------------------------------------------------------------------------------
@@ -207,15 +209,28 @@ def test_attribute_losses_are_counted_and_unfilterable_ground_truth_is_not_score
 def test_elements_an_interaction_left_unchanged_are_excluded():
     before = {1: "<p>a</p>", 2: "<p>b</p>", 3: "<i>x</i>"}
     after = {1: "<p>a</p>", 2: "<p>c</p>", 4: "<i>x</i>"}  # 2 changed, 3 removed, 4 new (same html as 3)
-    kept = aes.kept_outer_html(before, after)
-    assert kept == frozenset({"<p>a</p>"})
-    gt = [el((0, 0, 100, 100), html="<p>a</p>", text="a", evalby="text"),
-          el((0, 200, 100, 300), html="<p>c</p>", text="c", evalby="text"),
-          el((0, 400, 100, 500), html="<i>x</i>", text="x", evalby="text")]
+    kept = aes.kept_keys(before, after)
+    assert kept == frozenset({1})
+    gt = [el((0, 0, 100, 100), html="<p>a</p>", text="a", evalby="text", key=1),
+          el((0, 200, 100, 300), html="<p>c</p>", text="c", evalby="text", key=2),
+          el((0, 400, 100, 500), html="<i>x</i>", text="x", evalby="text", key=4)]
     page = aes.score_page("after", gt, [gt[1]], kept)
     # <p>a</p> excluded; <p>c</p> matched (1 · w), <i>x</i> new here and unmatched: 50 %, not 33 %
     assert (page.elements, page.matched, page.unmatched) == (2, 1, 1)
     assert page.percent == pytest.approx(50.0, abs=TOL)
+
+
+def test_a_changed_element_reading_like_an_unchanged_sibling_is_still_scored():
+    # three dots, the first highlighted; the interaction moves the highlight to the second: the first
+    # now reads like the third, which did not change, yet it changed itself and is scored
+    before = {1: '<i class="dot on"></i>', 2: '<i class="dot"></i>', 3: '<i class="dot"></i>'}
+    after = {1: '<i class="dot"></i>', 2: '<i class="dot on"></i>', 3: '<i class="dot"></i>'}
+    kept = aes.kept_keys(before, after)
+    assert kept == frozenset({3})
+    gt = [el((20 * k, 0, 20 * k + 10, 10), filter_by="class", evalby="class", html=after[k], key=k,
+             attrs={"class": after[k].split('"')[1]}) for k in (1, 2, 3)]
+    page = aes.score_page("after", gt, gt, kept)
+    assert (page.elements, page.matched) == (2, 2)
 
 
 def test_a_failed_interaction_scores_zero_but_keeps_its_weight():
@@ -223,7 +238,8 @@ def test_a_failed_interaction_scores_zero_but_keeps_its_weight():
     gt1 = [el((0, 0, 100, 100), text="b", evalby="text", html="<p>b</p>"),
            el((0, 200, 100, 300), text="c", evalby="text", html="<p>c</p>")]
     first = aes.score_page("initial", gt0, gt0)  # perfect: score = weight = w = 10000^β
-    failed = aes.failed_page("interaction 0", gt1, frozenset({"<p>c</p>"}), "interaction", "no #add")
+    gt1 = [gt1[0], dataclasses.replace(gt1[1], key=7)]  # <p>c</p>, the element the interaction left as it was
+    failed = aes.failed_page("interaction 0", gt1, frozenset({7}), "interaction", "no #add")
     assert (failed.score, failed.elements, failed.status) == (0.0, 1, "interaction")
     assert failed.weight == pytest.approx(10000 ** aes.BETA, abs=TOL)  # <p>c</p> unchanged: excluded
     # Σ score / Σ weight = w / 2w

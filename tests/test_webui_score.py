@@ -20,9 +20,9 @@ import pytest
 
 from nodes.browser.webui import aes
 from nodes.browser.webui.__main__ import main
-from nodes.browser.webui.render import ORIGIN, Renderer, resolve_in
+from nodes.browser.webui.render import ORIGIN, STEP_TIMEOUT_MS, Renderer, resolve_in
 from nodes.browser.webui.scoring import Report, score_folder
-from nodes.browser.webui.task import TaskError, check_annotations, load_steps, load_task
+from nodes.browser.webui.task import Click, TaskError, check_annotations, load_steps, load_task
 
 TASK = Path(__file__).parent / "data" / "webui" / "tea_counter"
 needs_chromium = pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs Debian's chromium")
@@ -294,3 +294,22 @@ def test_the_cli_refuses_bad_inputs_naming_the_path(tmp_path, capsys):
     (task / "steps.json").write_text('[[{"click": "#add", "sleep": 1}]]')
     assert f"{task / 'steps.json'}: interaction 0, step 0: key 'sleep'" in refused(str(task), str(task))
     assert f"{tmp_path / 'no_task'}: no such task folder" in refused(str(tmp_path / "no_task"), str(task))
+
+
+@needs_chromium
+def test_the_step_timeout_is_the_renderers(judge, tmp_path):
+    folder = variant(tmp_path, "disabled", {'<button id="add" class="primary"': '<button id="add" class="primary" disabled'})
+
+    async def click_disabled() -> str | None:
+        page = await judge.renderer.open(folder)
+        try:
+            return await page.run([Click(click="#add")])
+        finally:
+            await page.close()
+
+    judge.renderer.step_timeout_ms = 300
+    try:
+        why = judge.loop.run_until_complete(click_disabled())
+    finally:
+        judge.renderer.step_timeout_ms = STEP_TIMEOUT_MS
+    assert why is not None and "Timeout 300ms exceeded" in why

@@ -2,6 +2,10 @@
 
 Prints the per-page breakdown and the error counts, AES on the last line. A missing folder, a page
 folder without index.html or a broken task exits with status 2 and a message naming the path.
+
+``python -m nodes.browser.webui tasks [DIR]`` lists the task folders of DIR (the shipped set by
+default) with kind, interactions and annotated elements, then the count per kind; a broken folder
+is listed with the reason and makes the exit status 1.
 """
 
 from __future__ import annotations
@@ -12,7 +16,31 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from nodes.browser.webui.scoring import score
-from nodes.browser.webui.task import TaskError
+from nodes.browser.webui.task import KINDS, TASKS_DIR, TaskError, check_annotations, load_task, task_kind
+
+
+def list_tasks(folder: Path) -> int:
+    """Print the task folders of ``folder``; 1 when one is broken, 2 when ``folder`` is not a folder."""
+    if not folder.is_dir():
+        print(f"error: {folder}: no such folder", file=sys.stderr)
+        return 2
+    kinds: dict[str, int] = dict.fromkeys(KINDS, 0)
+    broken = interactive = 0
+    print(f"{'task':<28} {'kind':<8} {'interactions':>12} {'elements':>8}")
+    for root in sorted(p for p in folder.iterdir() if p.is_dir()):
+        try:
+            kind, task = task_kind(root.name), load_task(root)
+            elements = check_annotations(root / "index.html")
+        except TaskError as err:
+            broken += 1
+            print(f"{root.name:<28} BROKEN   {err}")
+            continue
+        kinds[kind] += 1
+        interactive += bool(task.interactions)
+        print(f"{root.name:<28} {kind:<8} {len(task.interactions):>12} {elements:>8}")
+    print("per kind: " + ", ".join(f"{k} {n}" for k, n in kinds.items()))
+    print(f"{sum(kinds.values())} tasks ({interactive} interactive), {broken} broken")
+    return 1 if broken else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -22,7 +50,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     cmd.add_argument("task_dir", type=Path)
     cmd.add_argument("page_dir", type=Path)
     cmd.add_argument("--chromium", default="/usr/bin/chromium", help="the Chromium binary")
+    lister = sub.add_parser("tasks", help="list task folders: kind, interactions, annotated elements")
+    lister.add_argument("dir", type=Path, nargs="?", default=TASKS_DIR)
     args = parser.parse_args(argv)
+    if args.command == "tasks":
+        return list_tasks(args.dir)
     page_dir: Path = args.page_dir
     try:
         if not page_dir.is_dir():

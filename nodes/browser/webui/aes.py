@@ -6,8 +6,8 @@ by hand-made elements. ``render`` collects the elements; ``scoring`` runs the pa
 What is computed, page by page (one page before any interaction, one after each):
 
 * Ground-truth elements are the displayed ones carrying ``data-filter-by`` whose filter property
-  has a filter; after an interaction, those whose ``outerHTML`` equals that of an element the
-  interaction left unchanged are dropped (the paper's "excluding duplicated parts").
+  has a filter; after an interaction, those the interaction left unchanged (the same element with
+  the same ``outerHTML``) are dropped (the paper's "excluding duplicated parts").
 * Each (ground truth, generated) pair costs ``GIoU + filter − 1e-5 · descendants(generated)``; the
   filter is 0 when the ``data-filter-by`` property passes its threshold, −1 when not, −0.01 when it
   cannot be compared (an ``auto`` width, a colour that is not ``rgb``). Pairs below −1 are
@@ -49,6 +49,9 @@ accident that silently drops or gifts score (each is a one-line difference in a 
   parse fails and the property is skipped, as is any ``rgba`` shadow).
 * Words are split on any run of whitespace (released: single spaces); ``class`` compares the list
   of class names (released: the raw attribute string).
+* After an interaction, an element is dropped when it itself kept its ``outerHTML``; released, any
+  element whose ``outerHTML`` equals that of some unchanged element is dropped, so a changed element
+  that now reads like an unchanged sibling (a carousel dot losing its highlight) was never scored.
 * Task annotations that would score nothing (a ``data-filter-by`` without a filter, an unknown
   ``data-evalby`` property) are refused when the task is loaded (``task.check_annotations``);
   released, such elements or properties are skipped silently.
@@ -66,7 +69,7 @@ from scipy.optimize import linear_sum_assignment
 
 __all__ = ["ALPHA", "BETA", "CHILD_EPS", "Element", "FORBIDDEN", "IGNORED", "KIND", "PageResult",
            "POSITION_WEIGHT", "PROBE", "SHORTHANDS", "STYLE_PROPS", "aes", "colour_sim", "element_score",
-           "failed_page", "filter_score", "giou", "is_filterable", "kept_outer_html", "match", "pixel_sim",
+           "failed_page", "filter_score", "giou", "is_filterable", "kept_keys", "match", "pixel_sim",
            "position_score", "property_score", "score_page", "scored_gt", "split_property", "text_sim",
            "weight_of"]
 
@@ -416,14 +419,14 @@ class PageResult:
         return 100.0 * self.score / self.weight if self.weight > 0 else 0.0
 
 
-def scored_gt(gt_elements: Iterable[Element], excluded: set[str] | frozenset[str] = frozenset()) -> list[Element]:
+def scored_gt(gt_elements: Iterable[Element], excluded: set[int] | frozenset[int] = frozenset()) -> list[Element]:
     """The ground-truth elements a page scores: atomic (``data-filter-by`` with a filter), displayed
     (``render`` only collects those), and not unchanged by the last interaction."""
-    return [e for e in gt_elements if is_filterable(e.filter_by) and e.outer_html not in excluded]
+    return [e for e in gt_elements if is_filterable(e.filter_by) and e.key not in excluded]
 
 
 def score_page(name: str, gt_elements: Sequence[Element], gen_elements: Sequence[Element],
-               excluded: set[str] | frozenset[str] = frozenset()) -> PageResult:
+               excluded: set[int] | frozenset[int] = frozenset()) -> PageResult:
     """Score one static page: match, then Σ score · weight over matched ground-truth elements and
     Σ weight over all scored ones (unmatched: weight, no score)."""
     gt = scored_gt(gt_elements, excluded)
@@ -443,17 +446,17 @@ def score_page(name: str, gt_elements: Sequence[Element], gen_elements: Sequence
     return result
 
 
-def failed_page(name: str, gt_elements: Sequence[Element], excluded: set[str] | frozenset[str], status: str,
+def failed_page(name: str, gt_elements: Sequence[Element], excluded: set[int] | frozenset[int], status: str,
                 error: str) -> PageResult:
     """A page the generated side could not reach: 0 score, the weight its ground truth would have."""
     gt = scored_gt(gt_elements, excluded)
     return PageResult(name, 0.0, sum(weight_of(t) for t in gt), len(gt), status=status, error=error)
 
 
-def kept_outer_html(before: Mapping[int, str], after: Mapping[int, str]) -> frozenset[str]:
-    """The ``outerHTML`` of the elements (by identity) an interaction left as they were: ground-truth
-    elements with one of these are excluded from the page after it."""
-    return frozenset(html for key, html in before.items() if after.get(key) == html)
+def kept_keys(before: Mapping[int, str], after: Mapping[int, str]) -> frozenset[int]:
+    """The keys of the elements an interaction left as they were (same element, same ``outerHTML``):
+    these ground-truth elements are excluded from the page after it."""
+    return frozenset(key for key, html in before.items() if after.get(key) == html)
 
 
 def aes(pages: Iterable[PageResult]) -> float:

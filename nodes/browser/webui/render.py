@@ -98,9 +98,10 @@ def resolve_in(root: Path, url: str) -> Path | None:
 class PageFolder:
     """One folder loaded in its own browser context: ``collect`` its elements, ``run`` steps."""
 
-    def __init__(self, context: BrowserContext, root: Path, settle_timeout_s: float, quiet_ms: int) -> None:
+    def __init__(self, context: BrowserContext, root: Path, settle_timeout_s: float, quiet_ms: int,
+                 step_timeout_ms: int = STEP_TIMEOUT_MS) -> None:
         self.context, self.root = context, root
-        self.settle_timeout_s, self.quiet_ms = settle_timeout_s, quiet_ms
+        self.settle_timeout_s, self.quiet_ms, self.step_timeout_ms = settle_timeout_s, quiet_ms, step_timeout_ms
         self.sandbox = Sandbox([ORIGIN])
         self.refused: list[str] = []  # "url: why" of every request that was not served
         self.tracker = RequestTracker()
@@ -172,8 +173,8 @@ class PageFolder:
         assert self.page is not None
         for index, step in enumerate(steps):
             try:
-                bound = 2 * STEP_TIMEOUT_MS / 1000 + (step.wait / 1000 if isinstance(step, Wait) else 0)
-                await asyncio.wait_for(_apply(self.page, step), bound)
+                bound = 2 * self.step_timeout_ms / 1000 + (step.wait / 1000 if isinstance(step, Wait) else 0)
+                await asyncio.wait_for(_apply(self.page, step, self.step_timeout_ms), bound)
             except TimeoutError:
                 return f"step {index} {step.model_dump()}: the page did not answer within {bound:g} s"
             except PlaywrightError as err:
@@ -195,10 +196,10 @@ async def _accept(dialog: Any) -> None:
         pass
 
 
-async def _apply(page: Page, step: Step) -> None:
+async def _apply(page: Page, step: Step, timeout_ms: int = STEP_TIMEOUT_MS) -> None:
     """One step. A selector that matches nothing fails at once, as Selenium's find_element does
     (no waiting for an element that a generated page may never have); a matched element gets
-    ``STEP_TIMEOUT_MS`` to become actionable."""
+    ``timeout_ms`` to become actionable (for ``type``, to be typed into)."""
     if isinstance(step, Wait):
         await asyncio.sleep(step.wait / 1000)
         return
@@ -208,21 +209,22 @@ async def _apply(page: Page, step: Step) -> None:
     if await target.count() == 0:
         raise PlaywrightError(f"no element matches {selector!r}")
     if isinstance(step, Click):
-        await target.click(timeout=STEP_TIMEOUT_MS)
+        await target.click(timeout=timeout_ms)
     elif isinstance(step, Hover):
-        await target.hover(timeout=STEP_TIMEOUT_MS)
+        await target.hover(timeout=timeout_ms)
     elif isinstance(step, TypeText):
-        await target.press_sequentially(step.text, timeout=STEP_TIMEOUT_MS)
+        await target.press_sequentially(step.text, timeout=timeout_ms)
     elif isinstance(step, Press):
-        await target.press(step.key, timeout=STEP_TIMEOUT_MS)
+        await target.press(step.key, timeout=timeout_ms)
 
 
 class Renderer:
     """Playwright and one headless Chromium, shared by every page folder it opens."""
 
     def __init__(self, executable: str = "/usr/bin/chromium", settle_timeout_s: float = 5.0,
-                 quiet_ms: int = 30) -> None:
+                 quiet_ms: int = 30, step_timeout_ms: int = STEP_TIMEOUT_MS) -> None:
         self.executable, self.settle_timeout_s, self.quiet_ms = executable, settle_timeout_s, quiet_ms
+        self.step_timeout_ms = step_timeout_ms  # a loaded machine may need more than STEP_TIMEOUT_MS per step
         self._pw: Playwright | None = None
         self._browser: Browser | None = None
 
@@ -243,7 +245,7 @@ class Renderer:
             viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]}, device_scale_factor=1,
             accept_downloads=False, service_workers="block")
         await context.add_init_script(WATCH_JS)
-        page = PageFolder(context, folder, self.settle_timeout_s, self.quiet_ms)
+        page = PageFolder(context, folder, self.settle_timeout_s, self.quiet_ms, self.step_timeout_ms)
         try:
             await page.open()
         except BaseException:

@@ -18,7 +18,7 @@ import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nodes.browser.webui.aes import Element, PageResult, aes, failed_page, kept_outer_html, score_page
+from nodes.browser.webui.aes import Element, PageResult, aes, failed_page, kept_keys, score_page
 from nodes.browser.webui.render import PageFolder, RenderError, Renderer
 from nodes.browser.webui.task import Task, TaskError, load_task
 
@@ -110,7 +110,7 @@ async def score_folder(renderer: Renderer, task: Task, page_dir: Path) -> Report
         for index in (None, *range(len(task.interactions))):
             (gt_elements, after), (gen_elements, why) = await asyncio.gather(
                 _gt_stage(gt, task, index), _gen_stage(gen, task, index))
-            excluded = kept_outer_html(before, after) if index is not None else frozenset()
+            excluded = kept_keys(before, after) if index is not None else frozenset()
             before = after
             name = "initial" if index is None else f"interaction {index}"
             if why is None:

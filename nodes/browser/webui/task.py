@@ -27,10 +27,13 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from nodes.browser.webui.aes import IGNORED, KIND, SHORTHANDS, is_filterable
 
-__all__ = ["Click", "Hover", "MAX_WAIT_MS", "Press", "Step", "Task", "TaskError", "TypeText", "Wait",
-           "check_annotations", "load_steps", "load_task", "step_kind"]
+__all__ = ["Click", "Hover", "KINDS", "MAX_WAIT_MS", "Press", "Step", "TASKS_DIR", "Task", "TaskError", "TypeText",
+           "Wait", "check_annotations", "load_steps", "load_task", "step_kind", "task_kind"]
 
 MAX_WAIT_MS = 5000  # a step may wait at most this long: a task's time is bounded by its data
+TASKS_DIR = Path(__file__).parent / "tasks"  # the task set shipped with framebus
+# The kinds of page MageBench's WebUI set covers; a task folder's name starts with its kind and "_".
+KINDS = ("landing", "form", "gallery", "nav", "widget")
 
 
 class TaskError(ValueError):
@@ -161,6 +164,15 @@ class Task:
     @property
     def name(self) -> str:
         return self.root.name
+
+
+def task_kind(name: str) -> str:
+    """The kind of a task, the prefix of its folder name (``widget_tabs`` is a ``widget``);
+    TaskError when the name starts with no kind."""
+    kind = name.split("_", 1)[0]
+    if "_" not in name or kind not in KINDS:
+        raise TaskError(f"{name}: a task folder's name starts with its kind and '_' ({', '.join(KINDS)})")
+    return kind
 
 
 def load_task(folder: str | Path) -> Task:

@@ -1,0 +1,4 @@
+document.getElementById('show-schedule').addEventListener('click', (event) => {
+  document.getElementById('schedule').classList.remove('hidden');
+  event.target.textContent = 'Schedule below';
+});
