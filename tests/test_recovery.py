@@ -218,7 +218,35 @@ run: {episodes: 2}
     assert result.returncode == 1
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["status"] == "failed"
-    assert "nothing left to play but only 0/2 episodes were ended within 2 s" in summary["reason"]
+    assert "nothing left to play but only 0/2 episodes were ended, none in the last 2 s" in summary["reason"]
+
+
+def test_a_slow_judge_gets_the_drain_time_per_episode_not_for_all(tmp_path, monkeypatch):
+    """The env plays its last episode long before a slow judge (one rendering pages or asking a
+    model) has scored the queue: as long as episodes keep ending, the run waits for the rest."""
+    path = tmp_path / "slow.yaml"
+    path.write_text("""
+name: slow
+nodes:
+  - id: env
+    uses: hello.env
+    params: {max_steps: 2}
+    inputs: {action: agent/action}
+    clock: {mode: lockstep, deadline: 5.0, default_action: stay}
+  - id: agent
+    uses: hello.agent
+    inputs: {obs: env/obs}
+  - id: judge
+    uses: tests.nodes_extra:SlowJudge
+    params: {delay_s: 1.0}
+    inputs: {step: {from: env/step, policy: block, size: 64}}
+run: {episodes: 6}
+""")
+    monkeypatch.setenv("FRAMEBUS_DRAIN_S", "2.5")
+    result = launch("run", str(path), "--out", str(tmp_path / "run"), timeout=90)
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert result.returncode == 0, summary["reason"]
+    assert summary["status"] == "completed" and len(episodes(tmp_path / "run")) == 6
 
 
 async def test_episode_next_waits_while_an_episode_may_still_come_back():

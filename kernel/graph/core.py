@@ -72,6 +72,7 @@ class Kernel:
         self.paused = False
         self.started = False
         self._drain_timer: asyncio.TimerHandle | None = None
+        self._drain_mark = 0  # episodes ended when the drain timer was armed: it re-arms while they grow
         self._drain_soon = False  # a _drain is already scheduled on the loop
         self.bad = BadTraffic(log, "dropped a bad control message")  # counts per source identity
         # episode.next asks answered later: node -> (routing id, cid). One per node: a newer ask
@@ -336,7 +337,7 @@ class Kernel:
                     self.finish("completed", "every driver finished")
             elif self._drain_timer is None and self._settled() and not self.book.returned:
                 # Judges may still be scoring the last episodes: give them time to end them.
-                self._drain_timer = asyncio.get_running_loop().call_later(DRAIN_S, self._drained)
+                self._arm_drain()
 
     def _drivers_idle(self) -> bool:
         """Every driver finished, or waits for an episode that only an episode in flight can free."""
@@ -346,13 +347,20 @@ class Kernel:
         """No node is on its way back from a restart."""
         return not any(s.state in UNSETTLED for s in self.nodes.values())
 
+    def _arm_drain(self) -> None:
+        self._drain_mark = self.book.ended_count
+        self._drain_timer = asyncio.get_running_loop().call_later(DRAIN_S, self._drained)
+
     def _drained(self) -> None:
         self._drain_timer = None
         if self.book.done or not (self._drivers_idle() and self._settled() and not self.book.returned):
             return  # an episode came back to the deck meanwhile and is being played again
+        if self.book.ended_count > self._drain_mark:
+            self._arm_drain()  # a slow judge (one that renders pages, asks a model) is still ending them
+            return
         self.finish("failed", f"the drivers have nothing left to play but only {self.book.ended_count}/"
-                    f"{self.book.total} episodes were ended within {DRAIN_S:.0f} s (is a judge missing, or not "
-                    "calling end_episode?)")
+                    f"{self.book.total} episodes were ended, none in the last {DRAIN_S:.0f} s (is a judge "
+                    "missing, or not calling end_episode?)")
 
     # dealing episodes -----------------------------------------------------------------------
     def next_episode(self, src: str) -> Any:

@@ -45,14 +45,13 @@ __all__ = ["WebUIEnv", "default_tasks", "task_folders"]
 
 REPO = Path(__file__).resolve().parents[3]
 BUNDLED = Path(__file__).resolve().parent / "tasks"
-TEST_TASKS = REPO / "tests" / "data" / "webui"
 _IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 RASTER = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp")
 
 
 def default_tasks() -> str:
-    """The pack's bundled task folders when they are shipped, else the test task."""
-    return str(BUNDLED if BUNDLED.is_dir() else TEST_TASKS)
+    """The pack's bundled task folders (nodes/browser/webui/tasks)."""
+    return str(BUNDLED)
 
 
 def task_folders(path: str | Path) -> list[Path]:
@@ -105,8 +104,7 @@ def _fenced(files: dict[str, str]) -> str:
 
 class WebUIParams(EnvParams):
     tasks: str = Field("", description="a folder of WebUI task folders (or one task folder); episode i plays "
-                       "task i (modulo their number); empty: the pack's bundled tasks (nodes/browser/webui/tasks), "
-                       "else tests/data/webui")
+                       "task i (modulo their number); empty: the pack's bundled tasks (nodes/browser/webui/tasks)")
     mode: Literal["global", "online"] = Field("global", description="global: one reply per episode; online: "
                                               "then `rounds` revisions, each seeing its rendered page")
     rounds: int = Field(4, ge=0, description="online: revision rounds after the first reply (MageBench's max_loop)")

@@ -38,7 +38,8 @@ CHROMIUM_ARGS = ["--disable-gpu", "--disable-background-networking", "--disable-
                  "--disable-features=Translate,MediaRouter,OptimizationHints",
                  # belt and braces beside the route: nothing the route does not see (a WebSocket) resolves
                  "--host-resolver-rules=MAP * ~NOTFOUND"]
-STEP_TIMEOUT_MS = 2000  # how long a step waits for its element before the interaction counts as failed
+STEP_TIMEOUT_MS = 10_000  # how long a step may take (a missing element fails at once; a loaded machine
+# needs seconds to click or type on a real one, and a ground truth failing there would be a broken task)
 
 # Every displayed descendant of <body> with area > 0.1, plus the outerHTML of every descendant
 # (displayed or not) keyed by a per-document identity, which is what the "unchanged by the
