@@ -145,3 +145,38 @@ async def test_without_the_description_the_agent_sees_only_the_screenshots_and_h
     [record] = ended(tmp_path / "run")
     m = record["metrics"]
     assert (m["steps"], m["rounds_used"], m["finished"], m["success"]) == (1, 1, True, 0.0), m
+
+
+def test_the_llm_agent_with_the_css_template_sends_its_whole_reply_and_sees_the_feedback(tmp_path: Path) -> None:
+    from nodes.browser.css.scripted import solve
+
+    inst = INSTANCES[0]
+    plan = solve(inst, (PROJECTS_DIR / inst.project / "index.html").read_text(encoding="utf-8"))
+    config = yaml.safe_load(SCRIPTED_YAML.read_text())
+    names = registered()
+    for node in config["nodes"]:
+        node["uses"] = names[node["uses"]]
+    next(n for n in config["nodes"] if n["id"] == "env")["params"]["instances"] = str(subset(tmp_path, [0]))
+    agent = next(n for n in config["nodes"] if n["id"] == "agent")
+    agent.update(uses="nodes.agent.llm:LLMAgent", params={"model": "model"})  # the template follows the obs: css
+    config["nodes"].append({"id": "model", "uses": "tests.test_webui_env:CannedModel",
+                            "params": {"replies": ["I think the section is wrong.", *plan]}})
+    config["run"]["episodes"] = 1
+    path = tmp_path / "css_llm.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    out = tmp_path / "run"
+    result = launch("run", str(path), "--out", str(out), timeout=300)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    [record] = ended(out)
+    m = record["metrics"]
+    assert (m["success"], m["rounds_used"], m["tool_failures"], m["finished"]) == (1.0, 5, 1, True), m
+    asked = [json.loads(line) for line in (out / "canned_model.jsonl").read_text().splitlines()]
+    assert len(asked) == 5
+    assert "Thought:" in asked[0]["text"] and "revert_last_edit()" in asked[0]["text"]
+    assert inst.description in asked[0]["text"] and asked[0]["images"] == 2  # the target and the current page
+    assert "The target design:" in asked[0]["text"] and "The current web page:" in asked[0]["text"]
+    assert "<html" in asked[0]["text"].lower()  # the text is sent beside the images, not replaced by them
+    assert NO_ACTION in asked[1]["text"]
+    assert "selector(s) have rules that match" in asked[2]["text"]
+    # every observation sends the target; the current page comes first and after the edit: 2, 1, 1, 1, 2
+    assert [a["images"] for a in asked] == [2, 3, 4, 5, 7] and asked[4]["text"].count("after your change") == 1

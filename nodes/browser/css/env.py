@@ -59,12 +59,16 @@ def load_instances(path: str | Path = "") -> list[Instance]:
     return instances
 
 
-def opening_text(html: str, description: str | None) -> str:
-    """VAB's first observation in words: the two screenshots (sent as images), the page's HTML and,
-    when given, the difference description."""
-    parts = ["Here is a screenshot of the target design: the first image.",
-             "Here is the screenshot of the current web page: the second image.",
-             f"Here is the HTML code of the current web page:\n{html.rstrip()}"]
+def opening_text(html: str, description: str | None, images: bool = True) -> str:
+    """VAB's first observation in words: the two screenshots (sent as images; without images the
+    text says they are not shown rather than pointing at nothing), the page's HTML and, when given,
+    the difference description."""
+    if images:
+        parts = ["Here is a screenshot of the target design: the first image.",
+                 "Here is the screenshot of the current web page: the second image."]
+    else:
+        parts = ["The screenshots of the target design and of the current web page are not shown in this setting."]
+    parts.append(f"Here is the HTML code of the current web page:\n{html.rstrip()}")
     if description:
         parts.append(description)
     return "\n\n".join(parts)
@@ -156,10 +160,10 @@ class CssEnv(EnvNode):
     def observe(self) -> Observation:
         inst = self.instance
         if self.round == 0:
-            text = opening_text(self.html, inst.description if self.params.description else None)
+            text = opening_text(self.html, inst.description if self.params.description else None, self.params.frames)
         else:
             text = self.feedback
-            if self.show_current:
+            if self.show_current and self.params.frames:
                 text += "\n\nThe second image is the web page's screenshot after your change."
         left = self.params.rounds - self.round
         text += f"\n\n({left} round{'s' if left != 1 else ''} left.)"
