@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 import yaml
 
 from kernel.sdk.testing import Harness
@@ -55,6 +56,7 @@ def ended(run: Path) -> list[dict[str, Any]]:
     return sorted(records, key=lambda r: r["episode_id"])
 
 
+@pytest.mark.timeout(320)  # four episodes in Chromium on a loaded 2-core machine
 def test_the_scripted_solver_fixes_one_instance_of_each_project_through_the_graph(tmp_path: Path) -> None:
     picks = [next(i for i, inst in enumerate(INSTANCES) if inst.project == p)
              for p in sorted({inst.project for inst in INSTANCES})]
@@ -147,6 +149,7 @@ async def test_without_the_description_the_agent_sees_only_the_screenshots_and_h
     assert (m["steps"], m["rounds_used"], m["finished"], m["success"]) == (1, 1, True, 0.0), m
 
 
+@pytest.mark.timeout(320)
 def test_the_llm_agent_with_the_css_template_sends_its_whole_reply_and_sees_the_feedback(tmp_path: Path) -> None:
     from nodes.browser.css.scripted import solve
 
