@@ -194,6 +194,11 @@ class LLMAgent(Node):
                 labels += ["Your page as rendered, before any interaction:"] if obs.get("frame") is not None else []
                 self.memory.add(Turn(prompt=prompt, text=str(obs.get("text", "")), frames=frames, labels=labels,
                                      keep_text=True))
+            elif _family(obs) == "css":  # its text is the HTML, the description and the tools' feedback
+                labels = ["The target design:"] * len(obs.get("frames") or ())
+                labels += ["The current web page:"] if obs.get("frame") is not None else []
+                self.memory.add(Turn(prompt=prompt, text=str(obs.get("text", "")), frames=frames, labels=labels,
+                                     keep_text=True))
             else:
                 self.memory.add(Turn(prompt=prompt, text=str(obs.get("text", "")), frames=frames))
         head = self._head(obs, mode)

@@ -1,0 +1,240 @@
+"""The VAB-CSS environment node (``css.env``): fix one corrupted CSS property, one instance per episode.
+
+Episode i plays instance i (modulo their number) of the instances file. Its project is copied into
+the run folder (``RUN/css/<node>/<episode>/project/``) and the instance's corruption is made in that
+copy; the shipped projects are only ever read. The agent's whole reply is the action: ``tools.py``
+reads its first ``Action:`` line and runs one of VAB's four tools on the copy, never executing
+anything the agent wrote. A reply the tools cannot use (no Action line, an unknown function, bad
+arguments such as ``__import__('os')``) still spends its round, and VAB's failure text is the next
+observation's feedback, as VAB does.
+
+Observations: ``frames`` holds the target screenshot, ``frame`` the current page (on the first
+observation and after every change: an edit or a revert); the first text is VAB's opening (the
+two screenshots, the page's HTML, the difference description unless ``description`` is off, as in
+VAB's Table 5 "w/o NL"), later texts are the tool's feedback. The target is sent with every
+observation because an agent keeping only its last observation would otherwise lose it.
+
+The episode ends when the reply says "I have fixed the css style" or after ``rounds`` replies
+(VAB's 10). The score is VAB's: the distance (1 - grayscale SSIM, ``similarity.py``) of the last
+rendering to the target; ``success`` when it is below 0.1, ``improve`` when it beats the initial
+distance by more than 0.05. Every step's ``info`` carries the instance, the round and the current
+distances, so ``judge.css`` can score an episode however it ended. The ``oracle`` service answers
+the scripted solver's next reply, so ``agent.scripted`` replays it (launch/css_scripted.yaml).
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import Field
+
+from kernel.sdk.env import EnvNode, EnvParams, Observation, StepRecord, StepResult
+from kernel.sdk.node import Episode, service
+from nodes.browser.css import INSTANCES_PATH, PROJECTS_DIR
+from nodes.browser.css.generate import Instance, apply, load
+from nodes.browser.css.render import CHROMIUM, Renderer
+from nodes.browser.css.rules import Workspace
+from nodes.browser.css.scripted import solve
+from nodes.browser.css.similarity import distance, gray, improved, succeeded
+from nodes.browser.css.tools import END_PHRASE, CssTools, ToolResult
+
+__all__ = ["CssEnv", "CssParams", "load_instances", "opening_text"]
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def load_instances(path: str | Path = "") -> list[Instance]:
+    """The instances of ``path`` (empty: the shipped data/instances.json); a relative path that does
+    not exist from here is read from the repository, so launch files work from any folder."""
+    file = Path(path) if path else INSTANCES_PATH
+    if not file.is_absolute() and not file.exists() and (REPO / file).exists():
+        file = REPO / file
+    instances = load(file)
+    if not instances:
+        raise ValueError(f"{file}: no instance in it")
+    return instances
+
+
+def opening_text(html: str, description: str | None, images: bool = True) -> str:
+    """VAB's first observation in words: the two screenshots (sent as images; without images the
+    text says they are not shown rather than pointing at nothing), the page's HTML and, when given,
+    the difference description."""
+    if images:
+        parts = ["Here is a screenshot of the target design: the first image.",
+                 "Here is the screenshot of the current web page: the second image."]
+    else:
+        parts = ["The screenshots of the target design and of the current web page are not shown in this setting."]
+    parts.append(f"Here is the HTML code of the current web page:\n{html.rstrip()}")
+    if description:
+        parts.append(description)
+    return "\n\n".join(parts)
+
+
+class CssParams(EnvParams):
+    instances: str = Field("", description="the instances file (generate.py's JSON); episode i plays instance i "
+                           "modulo their number; empty: the shipped nodes/browser/css/data/instances.json")
+    rounds: int = Field(10, ge=1, description="replies per episode at most (VAB's round: 10)")
+    description: bool = Field(True, description="give the difference description (off: VAB's Table 5 'w/o NL')")
+    frames: bool = Field(True, description="send the target and current screenshots; off: text only")
+    chromium: str = Field(CHROMIUM, description="the Chromium binary that renders the pages")
+
+
+class CssEnv(EnvNode):
+    """Publishes ``obs`` (screenshots, HTML, description, feedback) and ``step`` (``info``: instance,
+    round, distances; on the last step ``success`` and ``improve``); serves ``oracle`` (the scripted
+    solver's next reply) and ``describe``."""
+
+    Params = CssParams
+    params: CssParams
+    env = "css"
+
+    @classmethod
+    def preflight(cls, params: Any) -> list[str]:
+        """A missing browser or an unreadable instances file stops the run before it starts."""
+        found = [] if Path(params.chromium).exists() else [f"chromium: {params.chromium} does not exist"]
+        try:
+            for inst in load_instances(params.instances):
+                if not (PROJECTS_DIR / inst.project / "index.html").is_file():
+                    found.append(f"instances: {inst.id} names project {inst.project!r}, which is not shipped")
+                    break
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            found.append(f"instances: {exc}")
+        return found
+
+    async def setup(self) -> None:
+        if self.run_dir is None:
+            raise RuntimeError("css.env edits a copy of the project under the run folder, and this run has none")
+        self.instances = load_instances(self.params.instances)
+        self.renderer = Renderer(self.params.chromium)
+        self.targets: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # project -> (RGB, gray) of the intact page
+        self.instance = self.instances[0]
+        self.folder = Path()
+        self.tools: CssTools | None = None
+        self.html = ""
+        self.round = 0
+        self.feedback = ""
+        self.current: np.ndarray | None = None
+        self.show_current = False
+        self.initial = self.now = 1.0
+        self.failures = 0
+        self.finished = False
+
+    async def teardown(self) -> None:
+        if hasattr(self, "renderer"):
+            await self.renderer.close()
+
+    async def _render(self, folder: Path) -> np.ndarray:
+        from PIL import Image
+
+        png = await self.renderer.screenshot(folder)
+        with Image.open(io.BytesIO(png)) as image:
+            return np.asarray(image.convert("RGB"))
+
+    async def reset(self, episode: Episode) -> None:
+        self.instance = inst = self.instances[episode.index % len(self.instances)]
+        assert self.run_dir is not None  # setup refused a run without one
+        root = self.run_dir / "css" / self.id / episode.id
+        if root.exists():  # a replayed episode starts afresh
+            shutil.rmtree(root)
+        root.mkdir(parents=True)
+        source = PROJECTS_DIR / inst.project
+        if inst.project not in self.targets:
+            target = await self._render(source)
+            self.targets[inst.project] = (target, gray(target))
+        self.folder = root / "project"
+        corrupting = Workspace.create(source, self.folder)
+        apply(corrupting, inst)
+        # Loaded afresh, so the corruption is the starting point and not an edit the agent can revert.
+        self.tools = CssTools(Workspace(self.folder, source))
+        self.html = (self.folder / "index.html").read_text(encoding="utf-8")
+        self.current = await self._render(self.folder)
+        self.initial = self.now = distance(self.targets[inst.project][1], self.current)
+        self.round, self.failures, self.feedback = 0, 0, ""
+        self.show_current, self.finished = True, False
+
+    # -- the loop's hooks ---------------------------------------------------------------------------------
+    def observe(self) -> Observation:
+        inst = self.instance
+        if self.round == 0:
+            text = opening_text(self.html, inst.description if self.params.description else None, self.params.frames)
+        else:
+            text = self.feedback
+            if self.show_current and self.params.frames:
+                text += "\n\nThe second image is the web page's screenshot after your change."
+        left = self.params.rounds - self.round
+        text += f"\n\n({left} round{'s' if left != 1 else ''} left.)"
+        obs: Observation = {"actions": [], "idle": None, "goal": "Make the current web page look like the target design.",
+                            "text": text}
+        obs.update({"instance": inst.id, "project": inst.project, "round": self.round,  # type: ignore[typeddict-item]
+                    "rounds": self.params.rounds, "html": self.html, "feedback": self.feedback,
+                    "description": inst.description if self.params.description else None})
+        obs["frames"] = [self.targets[inst.project][0]]
+        return obs
+
+    def render(self) -> Any:
+        return self.current if self.show_current else None
+
+    def check_action(self, body: Any, obs: Observation) -> bool:
+        """Any text is a reply the tools answer (their failure texts included); anything else is not."""
+        return isinstance(body, str)
+
+    async def step(self, action: str | None) -> StepResult:
+        assert self.tools is not None
+        if action is None:
+            result = ToolResult("No reply arrived. Please reply with Thought: ... Action: ...")
+        else:
+            result = self.tools.step(action)
+        self.round += 1
+        self.feedback = result.feedback
+        self.failures += 0 if result.ok else 1
+        self.show_current = result.changed
+        if result.changed:  # the page differs from the last rendering: render it and score it
+            self.current = await self._render(self.folder)
+            self.now = distance(self.targets[self.instance.project][1], self.current)
+        self.finished = result.finished
+        done = result.finished or self.round >= self.params.rounds
+        return StepResult(done=done, info=self._progress(done, result))
+
+    def _progress(self, done: bool, result: ToolResult | None = None) -> dict[str, Any]:
+        """What every step's info carries: the instance, the round, the distances so far and, on the
+        last step, VAB's success and improve (the scores of the page as it is then)."""
+        info: dict[str, Any] = {
+            "instance": self.instance.id, "project": self.instance.project, "round": self.round,
+            "rounds": self.params.rounds, "description": self.params.description,
+            "initial_distance": round(self.initial, 4), "distance": round(self.now, 4),
+            "tool_failures": self.failures, "finished": self.finished}
+        if result is not None:
+            info.update(tool=result.call.name if result.call is not None else None, tool_ok=result.ok)
+        if done:
+            info.update(final_distance=round(self.now, 4), success=succeeded(self.now),
+                        improve=improved(self.now, self.initial), rounds_used=self.round)
+        return info
+
+    async def stop(self, reason: str) -> StepResult:
+        """The agent gave up: the page is scored as it is now."""
+        return StepResult(done=True, info=self._progress(True))
+
+    def metrics(self, last: StepRecord) -> dict[str, Any]:
+        """Without a judge, the env's own scores end the episode (the same ones judge.css reports)."""
+        info = last["info"]
+        keys = ("instance", "initial_distance", "final_distance", "rounds_used", "finished", "tool_failures")
+        return {"success": float(bool(info.get("success"))), "improve": float(bool(info.get("improve"))),
+                **{k: info[k] for k in keys if k in info}}
+
+    # -- services -------------------------------------------------------------------------------------------
+    @service("oracle")
+    def oracle(self, body: Any) -> str:
+        """The scripted solver's reply for the current round (it knows the corruption): the lookup,
+        the read, the edit, then the end phrase. Past its plan it repeats the end phrase."""
+        plan = solve(self.instance, self.html)
+        return plan[self.round] if self.round < len(plan) else f"Thought: Done.\n{END_PHRASE}"
+
+    @service("describe")
+    def describe(self, body: Any) -> dict[str, Any]:
+        p = self.params
+        return {"env": self.env, "actions": [], "idle": None, "rounds": p.rounds, "description": p.description,
+                "instances": len(self.instances)}
