@@ -189,16 +189,11 @@ class LLMAgent(Node):
             self.memory.add(self.web.turn(prompt, obs, self.images))
         else:
             frames = [f for f in (*(obs.get("frames") or ()), obs.get("frame")) if f is not None]
-            if _family(obs) == "webui":  # its text is the task and the code, not a rendering of the images
-                labels = [f"Task image {i}:" for i in range(1, len(obs.get("frames") or ()) + 1)]
-                labels += ["Your page as rendered, before any interaction:"] if obs.get("frame") is not None else []
-                self.memory.add(Turn(prompt=prompt, text=str(obs.get("text", "")), frames=frames, labels=labels,
-                                     keep_text=True))
-            elif _family(obs) == "css":  # its text is the HTML, the description and the tools' feedback
-                labels = ["The target design:"] * len(obs.get("frames") or ())
-                labels += ["The current web page:"] if obs.get("frame") is not None else []
-                self.memory.add(Turn(prompt=prompt, text=str(obs.get("text", "")), frames=frames, labels=labels,
-                                     keep_text=True))
+            labels = obs.get("frame_labels")
+            if labels is not None:  # the env names each picture, and its text (code, HTML, feedback) is more
+                # than a rendering of them: both go to the model (WebUI, VAB-CSS)
+                self.memory.add(Turn(prompt=prompt, text=str(obs.get("text", "")), frames=frames,
+                                     labels=[str(label) for label in labels], keep_text=True))
             else:
                 self.memory.add(Turn(prompt=prompt, text=str(obs.get("text", "")), frames=frames))
         head = self._head(obs, mode)

@@ -173,6 +173,7 @@ class CssEnv(EnvNode):
                     "rounds": self.params.rounds, "html": self.html, "feedback": self.feedback,
                     "description": inst.description if self.params.description else None})
         obs["frames"] = [self.targets[inst.project][0]]
+        obs["frame_labels"] = ["The target design:", "The current web page:"]  # type: ignore[typeddict-item]
         return obs
 
     def render(self) -> Any:

@@ -192,6 +192,8 @@ class WebUIEnv(EnvNode):
                     "rounds": self.total_rounds, "reply_error": self.error, "files": dict(self.files)})
         if frames:
             obs["frames"] = list(frames)
+        obs["frame_labels"] = [f"Task image {i}:" for i in range(1, len(frames) + 1)]  # type: ignore[typeddict-item]
+        obs["frame_labels"].append("Your page as rendered, before any interaction:")  # type: ignore[typeddict-item]
         return obs
 
     def render(self) -> Any:
