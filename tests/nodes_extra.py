@@ -9,6 +9,7 @@ from pydantic import Field
 
 from kernel.sdk.node import Message, Node, NodeParams, on_input, service
 from nodes.judge.hello import HelloJudge
+from nodes.judge.vwa import VwaJudge, VwaJudgeParams
 
 
 class ThinkingAgent(Node):
@@ -101,6 +102,16 @@ class SlowJudge(HelloJudge):
         await super().score(msg)
 
 
+class BrokenJudge(HelloJudge):
+    """A judge whose scoring raises on every last step, as a judge with a bug does."""
+
+    @on_input("step")
+    async def score(self, msg: Message) -> None:
+        if msg.body["done"]:
+            raise ValueError(f"cannot score {msg.body['episode']}")
+        await super().score(msg)
+
+
 class MeanJudge(Node):
     """Ends each episode it reads with the step's score and summarizes its own mean in the section
     ``score``, as a benchmark judge does: two of them in one graph send the same section."""
@@ -116,3 +127,21 @@ class MeanJudge(Node):
         await self.end_episode(msg.body["episode"], score=msg.body["score"])
         self.summarize("score", {"episodes": len(self.scores), "mean_score": sum(self.scores) / len(self.scores),
                                  "judge": "mean"})
+
+
+class LaggingVwaJudgeParams(VwaJudgeParams):
+    delay_s: float = Field(1.0, ge=0, description="seconds before scoring each finished episode")
+
+
+class LaggingVwaJudge(VwaJudge):
+    """VWA's judge taking ``delay_s`` before each episode's score (a slow program_html check or a
+    model grader), so a fast agent finishes episodes faster than they are judged."""
+
+    Params = LaggingVwaJudgeParams
+    params: LaggingVwaJudgeParams
+
+    @on_input("step")
+    async def judge(self, msg: Message) -> None:
+        if msg.body["done"]:
+            await asyncio.sleep(self.params.delay_s)
+        await super().judge(msg)

@@ -221,6 +221,40 @@ run: {episodes: 2}
     assert "nothing left to play but only 0/2 episodes were ended, none in the last 2 s" in summary["reason"]
 
 
+def test_a_judge_whose_handler_raises_fails_the_run_naming_the_error(tmp_path, monkeypatch):
+    """A judge's input handler that raises leaves its episode open: the run still ends (the drain
+    timer), and its reason and errors table say which node's input failed and why."""
+    path = tmp_path / "broken.yaml"
+    path.write_text("""
+name: broken
+nodes:
+  - id: env
+    uses: hello.env
+    params: {max_steps: 2}
+    inputs: {action: agent/action}
+    clock: {mode: lockstep, deadline: 5.0, default_action: stay}
+  - id: agent
+    uses: hello.agent
+    inputs: {obs: env/obs}
+  - id: judge
+    uses: tests.nodes_extra:BrokenJudge
+    inputs: {step: {from: env/step, policy: block, size: 64}}
+run: {episodes: 5}
+""")
+    monkeypatch.setenv("FRAMEBUS_DRAIN_S", "2")
+    result = launch("run", str(path), "--out", str(tmp_path / "run"), timeout=60)
+    assert result.returncode == 1
+    reason = json.loads((tmp_path / "run" / "summary.json").read_text())["reason"]
+    assert "only 0/5 episodes were ended" in reason
+    assert "the last error on record: judge: input_handler: judge.step failed (" in reason
+    assert "ValueError: cannot score ep0000" in reason
+    with sqlite3.connect(tmp_path / "run" / "results.sqlite") as db:
+        kinds = db.execute("SELECT node, kind, message FROM errors WHERE kind = 'input_handler'").fetchall()
+    # failures 1, 2 and 4 of the five are sent; the 3rd and 5th are only counted
+    assert [m.split(" failed ")[1].split(")")[0] for _, _, m in kinds] == ["(1x", "(2x", "(4x"], kinds
+    assert all(node == "judge" for node, _, _ in kinds)
+
+
 def test_a_slow_judge_gets_the_drain_time_per_episode_not_for_all(tmp_path, monkeypatch):
     """The env plays its last episode long before a slow judge (one rendering pages or asking a
     model) has scored the queue: as long as episodes keep ending, the run waits for the rest."""

@@ -194,6 +194,28 @@ def test_random_agents_on_two_replicas_complete_with_the_papers_numbers_beside_i
     assert "GPT-4V / Image + Caps + SoM" in html
 
 
+def test_a_judge_slower_than_the_agent_still_scores_every_episode_on_its_own_final_page(tmp_path):
+    """The agent ends episodes faster than the judge scores them: the env keeps each final page
+    (and its task) until the judge releases it, waiting at the next reset instead of closing a page
+    nobody has read (which once left episodes unscored and stalled the run). No task resets a site:
+    that would make the env wait for the judge's leases anyway."""
+    browsing = tmp_path / "browsing.json"
+    browsing.write_text(json.dumps([t for t in TASKS if not t.get("require_reset")]))
+    config = yaml.safe_load(RANDOM.read_text())
+    group = next(n for n in config["nodes"] if n.get("group") == "world")
+    group["replicas"] = 1
+    env = next(n for n in group["nodes"] if n["id"] == "env")
+    env["params"].update(tasks=[str(browsing)], keep_finished=1, max_steps=1)
+    judge = next(n for n in config["nodes"] if n.get("id") == "judge")
+    judge["uses"] = "tests.nodes_extra:LaggingVwaJudge"
+    judge["params"]["delay_s"] = 3.0
+    run = run_config(tmp_path, config, "lagging", "--set", "run.episodes=5")
+    done = sorted(records(run), key=lambda r: r["episode_id"])
+    assert [r["episode_id"] for r in done] == [f"ep{i:05d}" for i in range(5)]
+    assert all(r["status"] == "completed" and "reason" not in r["metrics"] for r in done), done
+    assert [r["metrics"]["task_id"] for r in done] == ["0", "1", "3", "4", "5"]
+
+
 def test_each_paper_row_is_the_count_weighted_mean_of_its_sites():
     weights = {"classifieds": 234, "reddit": 210, "shopping": 466}
     for name, (_, *rates) in vwa_paper.TABLE.items():

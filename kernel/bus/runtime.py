@@ -101,6 +101,7 @@ class NodeRuntime:
         self.summary_sections: dict[str, dict[str, Any]] = {}  # merged into summary.json by the kernel
         self.services: dict[str, Callable[..., Any]] = {}
         self.handlers: dict[str, Callable[[Message], Awaitable[None]]] = {}
+        self.handler_failures: dict[str, int] = {}  # input name -> its handler's exceptions
         for name, member in inspect.getmembers(type(node)):
             if hasattr(member, "__framebus_service__"):
                 self.services[member.__framebus_service__] = getattr(node, name)
@@ -349,11 +350,27 @@ class NodeRuntime:
             try:
                 with tracing.span(f"{self.id}.{name}", parent=msg.traceparent):
                     await handler(msg)
-            except Exception:
+            except Exception as exc:
                 log.exception("input handler failed", node=self.id, input=name)
+                self._handler_failed(name, exc)
             finally:
                 traceparent_var.reset(token)
                 del msg  # do not hold the last message (and its shared-memory slot) until the next one
+
+    def _handler_failed(self, name: str, exc: Exception) -> None:
+        """Put a failed input handler on the run's record: an episode it was to end stays open, and
+        the run that then stalls names this as its last error. The 1st, 2nd, 4th, 8th ... failure of
+        an input is sent: a flood of bad messages costs the kernel a few rows."""
+        count = self.handler_failures[name] = self.handler_failures.get(name, 0) + 1
+        if count & (count - 1) == 0:
+            body = {"kind": "input_handler", "message": f"{self.id}.{name} failed ({count}x): "
+                    f"{type(exc).__name__}: {str(exc)[:500]}"}
+            self._spawn(self._quietly(self.request("kernel", "run.error", body)))
+
+    @staticmethod
+    async def _quietly(call: Awaitable[Any]) -> None:
+        with contextlib.suppress(Exception):
+            await call
 
     # kernel control ---------------------------------------------------------------------------
     def _on_ctl(self, frames: list[zmq.Frame], _: str | None) -> None:

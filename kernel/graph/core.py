@@ -358,9 +358,11 @@ class Kernel:
         if self.book.ended_count > self._drain_mark:
             self._arm_drain()  # a slow judge (one that renders pages, asks a model) is still ending them
             return
+        last = self.book.store.last_error
         self.finish("failed", f"the drivers have nothing left to play but only {self.book.ended_count}/"
                     f"{self.book.total} episodes were ended, none in the last {DRAIN_S:.0f} s (is a judge "
-                    "missing, or not calling end_episode?)")
+                    "missing, or not calling end_episode?)" + (f"; the last error on record: {last[:300]}"
+                                                                if last else ""))
 
     # dealing episodes -----------------------------------------------------------------------
     def next_episode(self, src: str) -> Any:

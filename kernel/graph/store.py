@@ -39,6 +39,7 @@ class ResultsStore:
         self._recover(mirror)
         self._mirror = mirror.open("a", buffering=1)  # line-buffered: each line is written at once
         self._writer = Writer(self.path, "results-store")
+        self.last_error: str | None = None
 
     def _recover(self, mirror: Path) -> None:
         """Take in the mirrored episodes the database lacks: they were acknowledged, then the
@@ -81,6 +82,7 @@ class ResultsStore:
         self._writer.put(*_episode_rows(record, index))
 
     def error(self, kind: str, message: str, *, node: str | None = None, episode: str | None = None) -> None:
+        self.last_error = f"{node or 'kernel'}: {kind}: {message}"  # for a stalled run's last words
         self._writer.put(("INSERT INTO errors VALUES (?, ?, ?, ?, ?)", (time.time(), node, episode, kind, message)))
 
     def sync(self, timeout: float | None = None) -> bool:

@@ -11,8 +11,9 @@ answers, and judges read the resolved task from ``vwa.task``. Actions are VWA's 
 (``click [12]``, ``type [3] [shoes] [0]``, ``stop [42]``): ``obs["actions"]`` lists their names,
 and a malformed action or an id not on the page is an invalid step whose message the agent reads
 in the next observation's ``last_action_error``. ``stop [answer]`` ends the episode with
-``info["answer"]``; the final page stays open for the judges' ``page.*`` services until two more
-episodes have finished (a judge may also release it with ``page.release``).
+``info["answer"]``; the final page stays open for the judges' ``page.*`` services until a judge
+releases it (``page.release``); with ``keep_finished`` pages open, the next episode waits for a
+lagging judge (``judge_wait_s``) rather than close a page before it is scored.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ __all__ = ["BrowserEnv", "spec_from_task"]
 View = Literal["som", "axtree", "html", "url", "tabs"]
 PLACEHOLDER = re.compile(r"__[A-Z][A-Z0-9_]*__")
 MAX_EXPRESSION = 100_000
+KEEP_TASKS = 64  # resolved tasks kept for vwa.task beyond those of the open pages
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -103,6 +105,9 @@ class BrowserEnv(EnvNode):
                                           "quality (cheaper); unset: lossless PNG")
         chromium: str = Field("/usr/bin/chromium", description="the Chromium binary")
         keep_finished: int = Field(2, ge=1, description="finished episodes whose final page stays open for judges")
+        judge_wait_s: float = Field(120.0, ge=0, description="with keep_finished final pages open and unjudged, the "
+                                    "next episode waits this long for a judge's page.release before closing the "
+                                    "oldest unread (0: never wait)")
         tasks: list[str] = Field(default_factory=list, description="VWA task files (a task or a list per file); "
                                  "episode i plays task i (modulo their number); empty: the task is the params")
         site_nodes: dict[str, str] = Field(default_factory=dict, description="placeholder -> site node id, e.g. "
@@ -161,6 +166,9 @@ class BrowserEnv(EnvNode):
         self.taken = 0  # decisions applied in this episode: the index of the next gold action
         self.leased: dict[str, list[str]] = {}  # episode id -> site nodes it holds a lease on
         self.ended = False
+        self._released = asyncio.Event()  # set by each page.release
+        self._releases_seen = False  # a judge here releases pages: waiting for it is worth it
+        self._patient = True  # until a wait for a release that never came
 
     def _id_space(self) -> str | None:
         p = self.params
@@ -277,17 +285,37 @@ class BrowserEnv(EnvNode):
             if netloc_of(url) is not None:
                 sandbox.allow(url)
         if self.browser is not None and self.episode_id is not None:
+            await self._wait_for_judges()
             self._finish(self.episode_id, self.browser)
         self.browser, self.episode_id = None, episode_id
         self.browser = await self.session.open_episode(spec, sandbox)
         self.played[episode_id] = task
-        while len(self.played) > self.params.keep_finished + 1:
-            self.played.popitem(last=False)
+        for old in [e for e in self.played if e not in self.finished and e != episode_id][:-KEEP_TASKS]:
+            del self.played[old]  # tasks are small: a judge reads vwa.task even after a page is closed
         self.taken = 0
         self.ended = False  # set by the last wrapper when this episode's last step is done
         self.goal, self.goal_images = spec.intent, spec.images
         self.last_error, self.rejection = "", None
         await self._capture()
+
+    async def _wait_for_judges(self) -> None:
+        """Backpressure from the judges: when one lags (a program_html check or a model grader while
+        the agent races through short episodes), the next episode waits for a page.release instead
+        of closing a final page nobody has read yet. Where no judge releases pages (none reads
+        ``step``, or one with ``release: false``), one wait in vain ends the waiting."""
+        if not self.readers("step") or self.params.judge_wait_s <= 0:
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.params.judge_wait_s
+        while len(self.finished) >= self.params.keep_finished and (self._releases_seen or self._patient):
+            self._released.clear()
+            try:
+                await asyncio.wait_for(self._released.wait(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                self._patient = self._releases_seen
+                self.log.warning("final page closed unjudged", episode=next(iter(self.finished)),
+                                 waited_s=self.params.judge_wait_s)
+                return
 
     def _finish(self, episode_id: str, browser: BrowserEpisode) -> None:
         self.finished[episode_id] = browser
@@ -382,7 +410,8 @@ class BrowserEnv(EnvNode):
         episode = (body or {}).get("episode")
         if episode is None or episode == self.episode_id:
             if self.browser is None:
-                raise ValueError("no episode has started yet")
+                raise ValueError("no episode has started yet" if self.episode_id is None else
+                                 f"episode {self.episode_id}'s page was released by a judge")
             return self.browser
         if not isinstance(episode, str):
             raise ValueError(f"episode must be an episode id string, not {type(episode).__name__}")
@@ -434,6 +463,10 @@ class BrowserEnv(EnvNode):
         """A judge is done with a finished episode's page: close it now."""
         episode = (body or {}).get("episode") if isinstance(body, dict) else None
         browser = self.finished.pop(episode, None) if isinstance(episode, str) else None
+        if browser is None and episode == self.episode_id and self.ended:
+            browser, self.browser = self.browser, None  # judged before the next episode began
+        self._releases_seen = True
+        self._released.set()
         if browser is not None:
             await browser.close()
         if isinstance(episode, str) and (episode != self.episode_id or self.ended):
@@ -453,7 +486,8 @@ class BrowserEnv(EnvNode):
         """The task an episode plays (placeholders resolved) and the sites' base URLs, for its judge."""
         episode = (body or {}).get("episode") if isinstance(body, dict) else None
         if episode not in self.played:
-            raise ValueError(f"episode {episode!r} is not known here (kept: the last {self.params.keep_finished + 1})")
+            raise ValueError(f"episode {episode!r} is not known here (kept: the tasks of open pages and the last "
+                             f"{KEEP_TASKS} others)")
         return {"task": self.played[episode],
                 "base_urls": {key.strip("_").lower(): url for key, url in self.hosts.items()}}
 

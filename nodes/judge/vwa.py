@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 
+from kernel.sdk.errors import FramebusError
 from kernel.sdk.node import Message, Node, NodeParams, on_input
 from nodes.browser.vwa.page import IMAGES_JS, PageImage
 from nodes.browser.vwa.tasks import TaskFileError, parse_task
@@ -115,13 +116,12 @@ class VwaJudge(Node):
             return
         episode, info = step["episode"], step["info"]
         env = self.params.env or msg.src  # with replicas, the env that played this episode
-        reply = await self.request(env, "vwa.task", {"episode": episode}, timeout=self.params.timeout_s)
         try:
+            reply = await self.request(env, "vwa.task", {"episode": episode}, timeout=self.params.timeout_s)
             task = parse_task(reply["task"], file=f"{env}:vwa.task", base_urls=None)
-        except TaskFileError as exc:
-            await self._unscored(episode, str(exc), {})
-            if self.params.release:
-                await self.request(env, "page.release", {"episode": episode}, timeout=self.params.timeout_s)
+        except (FramebusError, TaskFileError) as exc:  # the env lost the task, or sent a bad one
+            await self._unscored(episode, f"{env}: vwa.task: {exc}", {})
+            await self._release(env, episode)
             return
         labels = {"task_id": str(task.task_id), "site": ",".join(task.sites), "evaluators": ",".join(task.eval.eval_types),
                   "reasoning_difficulty": task.difficulty("reasoning"), "visual_difficulty": task.difficulty("visual"),
@@ -130,8 +130,14 @@ class VwaJudge(Node):
         try:
             await self._score(env, episode, task, info, labels, reply.get("base_urls") or {})
         finally:  # after the episode has ended: its sites' leases go with the page (a reset may follow)
-            if self.params.release:
+            await self._release(env, episode)
+
+    async def _release(self, env: str, episode: str) -> None:
+        if self.params.release:
+            try:
                 await self.request(env, "page.release", {"episode": episode}, timeout=self.params.timeout_s)
+            except FramebusError as exc:  # the env closed it meanwhile: nothing is lost
+                self.log.warning("page.release failed", episode=episode, error=str(exc))
 
     async def _score(self, env: str, episode: str, task: Any, info: dict[str, Any], labels: dict[str, Any],
                      base_urls: Mapping[str, str]) -> None:
@@ -141,6 +147,9 @@ class VwaJudge(Node):
             result = await evaluate(task, answer=info.get("answer"), url=info.get("url"), page=page, graders=graders)
         except CannotScore as exc:
             await self._unscored(episode, str(exc), labels)
+            return
+        except FramebusError as exc:  # a page.* or grader request failed: the episode ends unscored
+            await self._unscored(episode, f"{type(exc).__name__}: {exc}", labels)
             return
         metrics: dict[str, Any] = {"success": float(result.reward), **labels,
                                    **{f"score_{kind}": value for kind, value in result.scores.items()},
