@@ -80,7 +80,7 @@ async def _open_both(renderer: Renderer, task: Task, page_dir: Path) -> tuple[Pa
 async def _gt_stage(gt: PageFolder, task: Task, index: int | None) -> tuple[list[Element], dict[int, str]]:
     """The ground truth after interaction ``index`` (None: as loaded); TaskError when it fails there."""
     if index is not None and (why := await gt.run(task.interactions[index])) is not None:
-        raise TaskError(f"{task.root / 'steps.json'}: interaction {index} fails on the ground truth: {why}")
+        raise TaskError(f"{task.root / task.steps_file}: interaction {index} fails on the ground truth: {why}")
     try:
         return await gt.collect()
     except RenderError as err:
