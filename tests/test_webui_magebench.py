@@ -5,6 +5,7 @@ truth 100 against itself and webui.env plays such a folder."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -153,3 +154,4 @@ def test_webui_env_plays_a_magebench_folder(tmp_path):
     assert m["aes"] == 100.0 and m["task"] == "Reading-Lamp", m
     page = out / "webui" / "env" / "ep00000" / "round_0"
     assert (page / "_images" / "origin.png").is_file()  # the description's pictures go beside the page
+    assert json.loads((out / "summary.json").read_text())["webui"]["rules"] == "released"  # judge.webui's default
