@@ -4,11 +4,12 @@ pinned by a value computed by hand in the comments beside it."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import pytest
 
-from nodes.browser.webui import aes
+from nodes.browser.webui import aes, similarity
 from nodes.browser.webui.aes import Element
 
 TOL = 1e-6
@@ -59,13 +60,15 @@ def test_colour_similarity_averages_rgb_and_ignores_alpha():
 def test_compound_shadow_properties():
     # colour 1 (weight 2) and lengths 0/0 → 1, 4/2 → 0.5, 8/8 → 1, 0/0 → 1: (2 + 3.5) / 6
     gt, gen = "rgb(0, 0, 0) 0px 4px 8px 0px", "rgb(0, 0, 0) 0px 2px 8px 0px"
-    assert aes._box_shadow(gt, gen) == pytest.approx(5.5 / 6, abs=TOL)
-    assert aes._box_shadow("none", "none") == 1.0 and aes._box_shadow(gt, "none") == 0.0
+    assert similarity.box_shadow(gt, gen, "corrected") == pytest.approx(5.5 / 6, abs=TOL)
+    assert similarity.box_shadow(gt, gen, "released") == pytest.approx(5.5 / 6, abs=TOL)  # one rgb shadow: same
+    assert similarity.box_shadow("none", "none", "corrected") == 1.0
+    assert similarity.box_shadow(gt, "none", "corrected") == 0.0
     # text-shadow: colour Δ=(128,0,0) → 2·(2.5/3) and lengths 2/1 → 0.5, 2/2 → 1, 4/4 → 1: (5/3 + 2.5) / 5
-    assert aes._text_shadow("rgb(0, 0, 0) 2px 2px 4px", "rgb(128, 0, 0) 1px 2px 4px") == \
+    assert similarity.text_shadow("rgb(0, 0, 0) 2px 2px 4px", "rgb(128, 0, 0) 1px 2px 4px") == \
         pytest.approx((5 / 3 + 2.5) / 5, abs=TOL)
     with pytest.raises(ValueError):
-        aes._text_shadow("none", "none")  # nothing to compare: the property is left out
+        similarity.text_shadow("none", "none")  # nothing to compare: the property is left out
 
 
 # -- boxes ------------------------------------------------------------------------------------------
@@ -93,29 +96,30 @@ def test_element_weight_is_area_to_the_beta():
 
 
 # -- filters ----------------------------------------------------------------------------------------
-def test_filter_thresholds_per_kind():
+def test_filter_thresholds_per_kind():  # the corrected rules (released ones: the tests further down)
     box = (0, 0, 9, 9)
+    filter_score = functools.partial(aes.filter_score, rules="corrected")
     t = el(box, filter_by="text", text="Add a cup")
-    assert aes.filter_score(t, el(box, text="ADD A CUP")) == 0.0
-    assert aes.filter_score(t, el(box, text="Add one cup")) == -1.0
+    assert filter_score(t, el(box, text="ADD A CUP")) == 0.0
+    assert filter_score(t, el(box, text="Add one cup")) == -1.0
     black = el(box, filter_by="color", style={"color": "rgb(0, 0, 0)"})
-    assert aes.filter_score(black, el(box, style={"color": "rgb(255, 255, 255)"})) == -1.0  # 1/256 ≤ 0.01
-    assert aes.filter_score(black, el(box, style={"color": "rgb(250, 250, 250)"})) == 0.0  # 6/256 > 0.01
+    assert filter_score(black, el(box, style={"color": "rgb(255, 255, 255)"})) == -1.0  # 1/256 ≤ 0.01
+    assert filter_score(black, el(box, style={"color": "rgb(250, 250, 250)"})) == 0.0  # 6/256 > 0.01
     wide = el(box, filter_by="width", style={"width": "100px"})
-    assert aes.filter_score(wide, el(box, style={"width": "150px"})) == 0.0  # 1 - 50/100 = 0.5 > 0.01
-    assert aes.filter_score(wide, el(box, style={"width": "200px"})) == -1.0  # relative diff 1: 0
-    assert aes.filter_score(wide, el(box, style={"width": "auto"})) == -0.01  # not comparable
+    assert filter_score(wide, el(box, style={"width": "150px"})) == 0.0  # 1 - 50/100 = 0.5 > 0.01
+    assert filter_score(wide, el(box, style={"width": "200px"})) == -1.0  # relative diff 1: 0
+    assert filter_score(wide, el(box, style={"width": "auto"})) == -0.01  # not comparable
     klass = el(box, filter_by="class", attrs={"class": "card big"})
-    assert aes.filter_score(klass, el(box, attrs={"class": "card big"})) == 0.0
-    assert aes.filter_score(klass, el(box, attrs={"class": "card"})) == -1.0
+    assert filter_score(klass, el(box, attrs={"class": "card big"})) == 0.0
+    assert filter_score(klass, el(box, attrs={"class": "card"})) == -1.0
     has = el(box, filter_by="has_text", text="anything")
-    assert aes.filter_score(has, el(box, text="other words")) == 0.0
-    assert aes.filter_score(has, el(box, text="  ")) == -1.0  # no word
+    assert filter_score(has, el(box, text="other words")) == 0.0
+    assert filter_score(has, el(box, text="  ")) == -1.0  # no word
     ph = el(box, filter_by="placeholder", attrs={"placeholder": "Your name"})
-    assert aes.filter_score(ph, el(box, attrs={"placeholder": "your NAME"})) == 0.0
-    assert aes.filter_score(ph, el(box)) == -1.0
+    assert filter_score(ph, el(box, attrs={"placeholder": "your NAME"})) == 0.0
+    assert filter_score(ph, el(box)) == -1.0
     src = el(box, filter_by="src", attrs={"src": "http://webui.page/a.png"})
-    assert aes.filter_score(src, el(box, attrs={"src": "http://webui.page/b.png"})) == -1.0
+    assert filter_score(src, el(box, attrs={"src": "http://webui.page/b.png"})) == -1.0
 
 
 def test_pixel_filter_boundary():
@@ -127,18 +131,19 @@ def test_pixel_filter_boundary():
 
 
 # -- shorthands and the element score ---------------------------------------------------------------
-def test_shorthands_split_into_longhands():
+def test_shorthands_split_into_longhands():  # corrected
+    split = functools.partial(aes.split_property, rules="corrected")
     plain = el(A, style={"background-image": "none"})
     grad = el(A, style={"background-image": "linear-gradient(rgb(255, 0, 0), rgb(0, 0, 255))"})
-    assert aes.split_property("border", plain) == [f"border-{s}-width" for s in ("bottom", "top", "left", "right")]
-    assert aes.split_property("border-radius", plain) == [
+    assert split("border", plain) == [f"border-{s}-width" for s in ("bottom", "top", "left", "right")]
+    assert split("border-radius", plain) == [
         "border-bottom-left-radius", "border-bottom-right-radius", "border-top-left-radius", "border-top-right-radius"]
-    assert aes.split_property("outline", plain) == ["outline-style", "outline-width", "outline-color"]
-    assert aes.split_property("border-top", plain) == ["border-top-width", "border-top-color"]
-    assert aes.split_property("border-down", plain) == ["border-bottom-width", "border-bottom-color"]
-    assert aes.split_property("background", grad) == ["linear-gradient", "background-color", "background-repeat"]
-    assert aes.split_property("background", plain) == ["background-color", "background-image", "background-repeat"]
-    assert aes.split_property("color", plain) == ["color"]
+    assert split("outline", plain) == ["outline-style", "outline-width", "outline-color"]
+    assert split("border-top", plain) == ["border-top-width", "border-top-color"]
+    assert split("border-down", plain) == ["border-bottom-width", "border-bottom-color"]
+    assert split("background", grad) == ["linear-gradient", "background-color", "background-repeat"]
+    assert split("background", plain) == ["background-color", "background-image", "background-repeat"]
+    assert split("color", plain) == ["color"]
 
 
 def test_element_score_is_the_alpha_weighted_mean_with_the_position_term():
@@ -168,7 +173,7 @@ def test_hungarian_prefers_the_filtered_pair_over_the_closest_box():
            el((10, 0, 109, 99), text="Alpha"),  # GIoU 9000/11000 = 0.8182, filter 0
            el((190, 0, 289, 99), text="Beta")]  # GIoU 0.8182 with Beta
     # Alpha→g1 + Beta→g2 = 1.636 beats Alpha→g0 + Beta→g2 = 0.818 (Alpha→g2 is forbidden: -0.31 - 1 < -1)
-    assert sorted(aes.match(gt, gen)) == [(0, 1), (1, 2)]
+    assert sorted(aes.match(gt, gen)) == sorted(aes.match(gt, gen, "corrected")) == [(0, 1), (1, 2)]
 
 
 def test_descendants_break_ties_towards_the_innermost_element():
@@ -180,8 +185,8 @@ def test_descendants_break_ties_towards_the_innermost_element():
 def test_forbidden_pairs_are_never_matched_and_count_as_unmatched():
     gt = [el((0, 0, 99, 99), text="Alpha")]
     gen = [el((500, 0, 599, 99), text="Beta")]  # GIoU (0 - 40000/60000) + filter -1 = -1.667 < -1
-    assert aes.match(gt, gen) == []
-    page = aes.score_page("p", gt, gen)
+    assert aes.match(gt, gen, "corrected") == []
+    page = aes.score_page("p", gt, gen, rules="corrected")
     assert (page.matched, page.unmatched, page.score) == (0, 1, 0.0)
     assert page.weight == pytest.approx(9801 ** aes.BETA, abs=TOL)  # area 99 x 99 (no +1 here): weight stays
 
@@ -225,11 +230,11 @@ def test_a_changed_element_reading_like_an_unchanged_sibling_is_still_scored():
     # now reads like the third, which did not change, yet it changed itself and is scored
     before = {1: '<i class="dot on"></i>', 2: '<i class="dot"></i>', 3: '<i class="dot"></i>'}
     after = {1: '<i class="dot"></i>', 2: '<i class="dot on"></i>', 3: '<i class="dot"></i>'}
-    kept = aes.kept_keys(before, after)
+    kept = aes.kept_keys(before, after, "corrected")
     assert kept == frozenset({3})
     gt = [el((20 * k, 0, 20 * k + 10, 10), filter_by="class", evalby="class", html=after[k], key=k,
              attrs={"class": after[k].split('"')[1]}) for k in (1, 2, 3)]
-    page = aes.score_page("after", gt, gt, kept)
+    page = aes.score_page("after", gt, gt, kept, "corrected")
     assert (page.elements, page.matched) == (2, 2)
 
 
@@ -244,3 +249,143 @@ def test_a_failed_interaction_scores_zero_but_keeps_its_weight():
     assert failed.weight == pytest.approx(10000 ** aes.BETA, abs=TOL)  # <p>c</p> unchanged: excluded
     # Σ score / Σ weight = w / 2w
     assert aes.aes([first, failed]) == pytest.approx(50.0, abs=TOL)
+
+
+# -- released vs corrected rules: each documented deviation, both values pinned ----------------------
+SAME = (0, 0, 99, 99)  # the ground truth's and the generated element's box in the score tests: position 1
+
+
+def both(gt: Element, gen: Element) -> tuple[float, float]:
+    """(released, corrected) element scores."""
+    return aes.element_score(gt, gen, "released")[0], aes.element_score(gt, gen, "corrected")[0]
+
+
+def test_released_is_the_default_everywhere():
+    import inspect
+
+    for fn in (aes.element_score, aes.filter_score, aes.property_score, aes.split_property, aes.match, aes.assign,
+               aes.score_page, aes.kept_keys, similarity.text_sim, similarity.box_shadow, similarity.has_text):
+        assert inspect.signature(fn).parameters["rules"].default == "released", fn.__name__
+    assert aes.RULES == ("released", "corrected")
+
+
+def test_a_forbidden_pair_drops_the_element_when_released_and_is_unmatched_when_corrected():
+    gt = [el(SAME, text="Alpha", evalby="text"), el((200, 0, 299, 99), text="Beta", evalby="text")]
+    # Beta's only partners: Gamma, GIoU 0 - 30000/50000 = -0.6, and Alpha, GIoU -1/3, each with filter -1:
+    # both below -1, so the assignment gives Beta a forbidden pair (its row is assigned, its cost 1e5)
+    gen = [el(SAME, text="Alpha"), el((600, 0, 699, 99), text="Gamma")]
+    pairs, forbidden = aes.assign(gt, gen, "corrected")
+    assert pairs == [(0, 0)] and forbidden == frozenset({1})
+    w = 9801 ** aes.BETA  # each weighs (99 · 99) ** β
+    released, corrected = aes.score_page("p", gt, gen, rules="released"), aes.score_page("p", gt, gen, rules="corrected")
+    # released: Alpha 1 · w over w (Beta out of both sums); corrected: w over 2w
+    assert (released.score, released.weight) == pytest.approx((w, w), abs=TOL)
+    assert (released.matched, released.unmatched, released.dropped, released.percent) == (1, 0, 1, pytest.approx(100.0))
+    assert (corrected.score, corrected.weight) == pytest.approx((w, 2 * w), abs=TOL)
+    assert (corrected.matched, corrected.unmatched, corrected.dropped) == (1, 1, 0)
+    assert corrected.percent == pytest.approx(50.0, abs=TOL)
+    # the accident: without the wrong Gamma, Beta's row is left out of the assignment and counts, released too
+    assert aes.score_page("p", gt, gen[:1], rules="released").percent == pytest.approx(50.0, abs=TOL)
+
+
+def test_placeholder_and_value_compare_visible_text_when_released():
+    gt = el(SAME, filter_by="placeholder", evalby="placeholder|value", attrs={"placeholder": "Your name", "value": ""})
+    gen = el(SAME, attrs={"placeholder": "Email", "value": "x"})
+    # released: both sides' visible text is "" and "" == "": the filter passes and both properties score 1
+    assert aes.filter_score(gt, gen, "released") == 0.0 and aes.filter_score(gt, gen, "corrected") == -1.0
+    # corrected: placeholder 0 and value 0 (α 6.8 each), position 1 (α 46): 46 / 59.6
+    assert both(gt, gen) == pytest.approx((1.0, 46 / 59.6), abs=TOL)
+    assert both(gt, gen)[1] == pytest.approx(0.7718120805369127, abs=TOL)
+
+
+def test_src_and_type_always_match_when_released():
+    gt = el(SAME, filter_by="src", evalby="src|type", attrs={"src": "http://webui.page/a.png", "type": "text"})
+    gen = el(SAME, attrs={"src": "http://webui.page/b.png", "type": "password"})
+    assert aes.filter_score(gt, gen, "released") == 0.0 and aes.filter_score(gt, gen, "corrected") == -1.0
+    # corrected: src 0 (α 12.6), type 0 (α 18.9), position 1: 46 / 77.5
+    assert both(gt, gen) == pytest.approx((1.0, 46 / 77.5), abs=TOL)
+
+
+def test_has_text_always_passes_when_released():
+    gt, gen = el(SAME, filter_by="has_text", evalby="has_text", text="Hi"), el(SAME, text="")
+    assert aes.filter_score(gt, gen, "released") == 0.0 and aes.filter_score(gt, gen, "corrected") == -1.0
+    # "".strip().split(" ") == [""]: one "word"; corrected: has_text 0 (α 44), position 1: 46 / 90
+    assert both(gt, gen) == pytest.approx((1.0, 46 / 90), abs=TOL)
+    assert both(gt, gen)[1] == pytest.approx(0.5111111111, abs=TOL)
+
+
+def test_class_filter_is_the_raw_string_and_class_is_not_scored_when_released():
+    gt = el(SAME, filter_by="class", evalby="class|color", attrs={"class": "card  big"}, style={"color": "rgb(0, 0, 0)"})
+    spaced = el(SAME, attrs={"class": "card big"}, style={"color": "rgb(0, 0, 0)"})
+    assert aes.filter_score(gt, spaced, "released") == -1.0  # "card  big" != "card big"
+    assert aes.filter_score(gt, spaced, "corrected") == 0.0  # the same class names
+    other = el(SAME, attrs={"class": "other"}, style={"color": "rgb(0, 0, 0)"})
+    # released: class skipped, colour 1 (α 30) and position 1: 1; corrected: class 0 (α 66.6): 76 / 142.6
+    assert both(gt, other) == pytest.approx((1.0, 76 / 142.6), abs=TOL)
+    assert both(gt, other)[1] == pytest.approx(0.5329593268, abs=TOL)
+    with pytest.raises(ValueError):
+        aes.property_score(gt, other, "class", "released")
+
+
+def test_border_top_width_reads_the_left_border_when_released():
+    gt = el(SAME, evalby="border-top-width", style={"border-top-width": "4px", "border-left-width": "2px"})
+    gen = el(SAME, style={"border-top-width": "3px", "border-left-width": "1px"})
+    # released: 1 - 1/2 = 0.5 on the left border; corrected: 1 - 1/4 = 0.75 on the top one (α 2.1)
+    assert both(gt, gen) == pytest.approx(((2.1 * 0.5 + 46) / 48.1, (2.1 * 0.75 + 46) / 48.1), abs=TOL)
+    assert both(gt, gen) == pytest.approx((0.9781704782, 0.9890852391), abs=TOL)
+
+
+def test_box_shadow_none_or_rgba_is_skipped_when_released():
+    shadow = el(SAME, evalby="box-shadow", style={"box-shadow": "rgb(0, 0, 0) 0px 4px 8px 0px"})
+    # a missing shadow: released skips the property (position only: 1); corrected scores it 0: 46 / 102.7
+    assert both(shadow, el(SAME, style={"box-shadow": "none"})) == pytest.approx((1.0, 46 / 102.7), abs=TOL)
+    assert math.isnan(aes.element_score(shadow, el(SAME, style={"box-shadow": "none"}), "released")[1])
+    rgba = el(SAME, evalby="box-shadow", style={"box-shadow": "rgba(0, 0, 0, 0.5) 0px 4px 8px 0px"})
+    half = el(SAME, style={"box-shadow": "rgba(0, 0, 0, 0.5) 0px 2px 8px 0px"})
+    # corrected: (2 · 1 + 1 + 0.5 + 1 + 1) / 6 = 5.5/6 with α 56.7: (56.7 · 5.5/6 + 46) / 102.7
+    assert both(rgba, half) == pytest.approx((1.0, (56.7 * 5.5 / 6 + 46) / 102.7), abs=TOL)
+    assert both(rgba, half)[1] == pytest.approx(0.9539922103, abs=TOL)
+
+
+def test_background_and_bottom_border_shorthands_score_nothing_when_released():
+    style = {"background-image": "none", "background-color": "rgb(255, 0, 0)", "background-repeat": "repeat",
+             "border-bottom-width": "2px", "border-bottom-color": "rgb(0, 0, 0)"}
+    gt = el(SAME, evalby="background", style=style)
+    gen = el(SAME, style={**style, "background-color": "rgb(0, 0, 255)", "border-bottom-width": "1px"})
+    assert aes.split_property("background", gt, "released") == []
+    # corrected: background-color ((1 - 255/256) · 2 + 1) / 3 = 0.3359375 (α 59), image and repeat 1 (α 12.6,
+    # 24.5): mean α·s = (59 · 0.3359375 + 37.1) / 3, mean α = 96.1 / 3
+    colour = (2 / 256 + 1) / 3
+    expected = ((59 * colour + 37.1) / 3 + 46) / (96.1 / 3 + 46)
+    assert both(gt, gen) == pytest.approx((1.0, expected), abs=TOL)
+    assert expected == pytest.approx(0.8326369607, abs=TOL)
+    for spelling in ("border-bottom", "border-down"):
+        bottom = dataclasses.replace(gt, attrs={**gt.attrs, "data-evalby": spelling})
+        # released: "border-bottom" and "border-down-width"/"-color" are not in the table; corrected: width
+        # 1 - 1/2 = 0.5 (α 2.1) and colour 1 (α 16.9): (8.975 + 46) / (9.5 + 46)
+        assert both(bottom, gen) == pytest.approx((1.0, 54.975 / 55.5), abs=TOL), spelling
+    assert aes.split_property("border-down", gt, "released") == ["border-down-width", "border-down-color"]
+
+
+def test_words_are_single_space_separated_when_released():
+    gt = "\n".join("abcdefghij")  # ten words on ten lines
+    # released: one "word" (no space), so the short-text equality applies and fails; corrected: the word
+    # sets are equal, IoU 1
+    assert similarity.text_sim(gt, "a b c d e f g h i j", "released") == 0.0
+    assert similarity.text_sim(gt, "a b c d e f g h i j", "corrected") == 1.0
+    assert similarity.words("a  b", "released") == ["a", "", "b"] and similarity.words("a  b", "corrected") == ["a", "b"]
+
+
+def test_outer_html_twins_of_unchanged_elements_are_excluded_when_released():
+    before = {1: '<i class="dot on"></i>', 2: '<i class="dot"></i>', 3: '<i class="dot"></i>'}
+    after = {1: '<i class="dot"></i>', 2: '<i class="dot on"></i>', 3: '<i class="dot"></i>'}
+    # dot 3 is unchanged; dot 1 changed but now reads like dot 3, so released excludes it as well
+    assert aes.kept_keys(before, after, "released") == frozenset({1, 3})
+    assert aes.kept_keys(before, after, "corrected") == frozenset({3})
+    gt = [el((20 * k, 0, 20 * k + 10, 10), filter_by="class", evalby="class", html=after[k], key=k,
+             attrs={"class": after[k].split('"')[1]}) for k in (1, 2, 3)]
+    released = aes.score_page("after", gt, gt, aes.kept_keys(before, after, "released"), "released")
+    corrected = aes.score_page("after", gt, gt, aes.kept_keys(before, after, "corrected"), "corrected")
+    # each dot weighs (10 · 10) ** β: released scores one dot, corrected two
+    assert (released.elements, corrected.elements) == (1, 2)
+    assert (released.weight, corrected.weight) == pytest.approx((100 ** aes.BETA, 2 * 100 ** aes.BETA), abs=TOL)

@@ -21,7 +21,7 @@ import pytest
 from nodes.browser.webui import aes
 from nodes.browser.webui.__main__ import main
 from nodes.browser.webui.render import ORIGIN, STEP_TIMEOUT_MS, Renderer, resolve_in
-from nodes.browser.webui.scoring import Report, score_folder
+from nodes.browser.webui.scoring import Report, collect_folder, score_folder
 from nodes.browser.webui.task import Click, TaskError, check_annotations, load_steps, load_task
 
 TASK = Path(__file__).parent / "data" / "webui" / "tea_counter"
@@ -263,6 +263,19 @@ def test_dialogs_are_accepted(judge, truth, tmp_path):
     assert report.aes == pytest.approx(100.0, abs=1e-9) and report.errors["interaction"] == 0
 
 
+@needs_chromium
+def test_one_rendering_scores_under_both_rules_and_a_wrong_placeholder_only_costs_when_corrected(judge, tmp_path):
+    folder = variant(tmp_path, "email", {'placeholder="Your name"': 'placeholder="Email"'})
+    collected = judge.loop.run_until_complete(collect_folder(judge.renderer, judge.task, folder))
+    released, corrected = collected.report("released"), collected.report("corrected")
+    assert (released.rules, corrected.rules) == ("released", "corrected")
+    # released compares an input's visible text ("" on both sides) for its placeholder: nothing lost
+    assert released.aes == pytest.approx(100.0, abs=1e-9) and released.errors["attribute"] == 0
+    # corrected: the input still matches its own place (GIoU 1 - filter 1 = 0) but loses its placeholder score
+    assert 0 < corrected.aes < 100 and corrected.errors["attribute"] == 1 and corrected.errors["match"] == 0
+    assert judge.score(folder).aes == pytest.approx(released.aes, abs=1e-9)  # score_folder's default: released
+
+
 # -- the CLI ----------------------------------------------------------------------------------------
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "nodes.browser.webui", "score", *args], capture_output=True,
@@ -277,6 +290,12 @@ def test_the_cli_prints_aes_on_its_last_line(tmp_path):
     assert lines[-1].startswith("AES ") and 0 < float(lines[-1].split()[1]) < 100
     assert any(line.strip().startswith("interaction 1") and "[interaction:" in line for line in lines)
     assert "errors: parse 0, render 0, interaction 1, match 0, attribute 0" in done.stdout
+    assert lines[0].endswith("rules released")  # the default
+    corrected = cli(str(TASK), str(variant(tmp_path, "email", {'placeholder="Your name"': 'placeholder="Email"'})),
+                    "--rules", "corrected")
+    assert corrected.returncode == 0, corrected.stderr
+    assert corrected.stdout.splitlines()[0].endswith("rules corrected")
+    assert float(corrected.stdout.strip().splitlines()[-1].split()[1]) < 100
 
 
 def test_the_cli_refuses_bad_inputs_naming_the_path(tmp_path, capsys):

@@ -1,9 +1,11 @@
 """The shipped WebUI task set (nodes/browser/webui/tasks): every folder loads and is self-contained
 (no browser), and, on real Chromium, every ground truth scores 100, a blank page 0 and the task's
-``defect/`` page (the ground truth with one deliberate change) strictly between.
+``defect/`` page (the ground truth with one deliberate change) strictly between, under both rule
+sets (released and corrected).
 
-All 3 x N scorings share one browser and run concurrently (a few at a time) in one module fixture;
-the per-task tests only read its reports.
+All 3 x N renderings share one browser and run concurrently (a few at a time) in one module
+fixture, each scored under both rule sets from what was collected once; the per-task tests only
+read its reports.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import pytest
 from nodes.browser.webui.__main__ import main
 from nodes.browser.webui.make_shots import shot_names
 from nodes.browser.webui.render import Renderer
-from nodes.browser.webui.scoring import Report, score_folder
+from nodes.browser.webui.aes import RULES
+from nodes.browser.webui.scoring import Collected, Report, collect_folder
 from nodes.browser.webui.task import KINDS, TASKS_DIR, TaskError, check_annotations, load_task, step_kind, task_kind
 
 NAMES = sorted(p.name for p in TASKS_DIR.iterdir() if p.is_dir())
@@ -128,18 +131,19 @@ def test_a_name_without_a_kind_is_refused():
 
 # -- scoring in Chromium ----------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory) -> Iterator[dict[tuple[str, str], Report | BaseException]]:
-    """(task, "truth" | "blank" | "defect") -> its report (or the exception), all scored at once."""
+def reports(tmp_path_factory) -> Iterator[dict[tuple[str, str], dict[str, Report] | BaseException]]:
+    """(task, "truth" | "blank" | "defect") -> its report per rule set (or the exception), all
+    rendered at once."""
     blank = tmp_path_factory.mktemp("blank")
     (blank / "index.html").write_text(BLANK)
 
-    async def run() -> dict[tuple[str, str], Report | BaseException]:
+    async def run() -> dict[tuple[str, str], Collected | BaseException]:
         renderer = Renderer(step_timeout_ms=STEP_TIMEOUT_MS)
         gate = asyncio.Semaphore(CONCURRENT)
 
-        async def one(name: str, page: Path) -> Report:
+        async def one(name: str, page: Path) -> Collected:
             async with gate:
-                return await score_folder(renderer, load_task(TASKS_DIR / name), page)
+                return await collect_folder(renderer, load_task(TASKS_DIR / name), page)
 
         jobs = {(n, which): one(n, page) for n in NAMES
                 for which, page in (("truth", TASKS_DIR / n), ("blank", blank), ("defect", TASKS_DIR / n / "defect"))}
@@ -150,21 +154,24 @@ def reports(tmp_path_factory) -> Iterator[dict[tuple[str, str], Report | BaseExc
             await renderer.close()
         return dict(zip(jobs, done))
 
-    yield asyncio.run(run())
+    collected = asyncio.run(run())
+    yield {key: c if isinstance(c, BaseException) else {rules: c.report(rules) for rules in RULES}
+           for key, c in collected.items()}
 
 
-def _report(reports, name: str, which: str) -> Report:
+def _report(reports, name: str, which: str, rules: str) -> Report:
     report = reports[name, which]
     if isinstance(report, BaseException):
         raise report
-    return report
+    return report[rules]
 
 
 @needs_chromium
 @browser_timeout
+@pytest.mark.parametrize("rules", RULES)
 @pytest.mark.parametrize("name", NAMES)
-def test_truth_scores_100_blank_0_and_the_defect_in_between(reports, name):
-    truth, blank, defect = (_report(reports, name, w) for w in ("truth", "blank", "defect"))
+def test_truth_scores_100_blank_0_and_the_defect_in_between(reports, name, rules):
+    truth, blank, defect = (_report(reports, name, w, rules) for w in ("truth", "blank", "defect"))
     steps = len(load_task(TASKS_DIR / name).interactions)
     assert truth.aes == pytest.approx(100.0, abs=1e-9), "\n".join(truth.lines())
     assert truth.errors == dict.fromkeys(truth.errors, 0)
@@ -178,7 +185,9 @@ def test_truth_scores_100_blank_0_and_the_defect_in_between(reports, name):
 @needs_chromium
 @browser_timeout
 def test_a_carousel_dot_that_lost_its_highlight_is_scored(reports):
-    truth = _report(reports, "widget_carousel", "truth")
+    truth = _report(reports, "widget_carousel", "truth", "corrected")
     # after "next": the picture, its caption, the slide and the two dots whose highlight moved; the first
     # dot then reads like the unchanged third one but is scored all the same. After "prev" twice, likewise.
     assert [p.elements for p in truth.pages] == [9, 5, 5]
+    # released, a changed dot that reads like an unchanged one is excluded with it: one dot fewer per page
+    assert [p.elements for p in _report(reports, "widget_carousel", "truth", "released").pages] == [9, 4, 4]

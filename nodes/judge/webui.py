@@ -3,7 +3,9 @@
 It reads ``webui.env``'s step stream; on an episode's last step it scores every round's page
 folder (``info.pages``; a round the episode never reached, after a stop or the time limit, is a
 round without a page) against the task (``info.task``) with the pack's AES scorer
-(``nodes.browser.webui.scoring``) in its own sandboxed Chromium, and ends the episode with:
+(``nodes.browser.webui.scoring``) in its own sandboxed Chromium, under the ``rules`` param
+(``released`` by default, so the numbers sit beside MageBench's Table 1; ``corrected`` fixes the
+released evaluator's accidents, see ``nodes/browser/webui/aes.py``), and ends the episode with:
 
 * ``aes`` (0-100): the last round's (online: after the last revision); online also ``aes_round_k``
   for every round k (0 is the global reply), since MageBench writes one evaluation per iteration;
@@ -22,7 +24,7 @@ Table 1 WebUI rows (``webui_paper``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -39,6 +41,9 @@ class WebUIJudgeParams(NodeParams):
     chromium: str = Field("/usr/bin/chromium", description="the Chromium binary the pages are scored in")
     settle_timeout_s: float = Field(5.0, gt=0, description="longest wait for a page to settle (then it is "
                                     "scored as it is, or as a render error when it never answers)")
+    rules: Literal["released", "corrected"] = Field(
+        "released", description="released: AES exactly as MageBench's released evaluator computes it, accidents "
+        "included, comparable with its Table 1; corrected: those accidents fixed (nodes/browser/webui/aes.py)")
 
 
 class WebUIJudge(Node):
@@ -92,7 +97,7 @@ class WebUIJudge(Node):
     async def _score(self, task: Task, page: str | None) -> Report:
         if page is None:
             return _no_page(task.name, "the round ended without a page (its replies were invalid)")
-        return await score_folder(self.renderer, task, Path(page))
+        return await score_folder(self.renderer, task, Path(page), self.params.rules)
 
     async def _finish(self, episode: str, mode: str, reports: list[Report], labels: dict[str, Any]) -> None:
         last = reports[-1]
@@ -117,7 +122,7 @@ class WebUIJudge(Node):
 
     def _summary(self) -> dict[str, Any]:
         every = [s for scores in self.scores.values() for s in scores]
-        return {"episodes": len(every), "unscored": self.unscored,
+        return {"episodes": len(every), "unscored": self.unscored, "rules": self.params.rules,
                 "mean_aes": sum(every) / len(every) if every else None,
                 "per_mode": {mode: {"episodes": len(s), "mean_aes": sum(s) / len(s)} for mode, s in self.scores.items()},
                 "errors": dict(self.errors), "paper_source": webui_paper.SOURCE, "paper_table": webui_paper.table()}

@@ -1,6 +1,8 @@
-"""``python -m nodes.browser.webui score TASK_DIR PAGE_DIR``: the AES (0-100) of a generated page.
+"""``python -m nodes.browser.webui score TASK_DIR PAGE_DIR [--rules corrected]``: the AES (0-100) of a page.
 
-Prints the per-page breakdown and the error counts, AES on the last line. A missing folder, a page
+Prints the per-page breakdown and the error counts, AES on the last line. ``--rules released``
+(the default) computes AES as MageBench's released evaluator does, comparable with its Table 1;
+``--rules corrected`` fixes that evaluator's accidents (``aes``'s module notes). A missing folder, a page
 folder without index.html or a broken task exits with status 2 and a message naming the path.
 
 ``python -m nodes.browser.webui tasks [DIR]`` lists the task folders of DIR (the shipped set by
@@ -15,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from nodes.browser.webui.aes import RULES
 from nodes.browser.webui.scoring import score
 from nodes.browser.webui.task import KINDS, TASKS_DIR, TaskError, check_annotations, load_task, task_kind
 
@@ -50,6 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     cmd.add_argument("task_dir", type=Path)
     cmd.add_argument("page_dir", type=Path)
     cmd.add_argument("--chromium", default="/usr/bin/chromium", help="the Chromium binary")
+    cmd.add_argument("--rules", choices=RULES, default="released",
+                     help="released: as MageBench's released evaluator (default); corrected: its accidents fixed")
     lister = sub.add_parser("tasks", help="list task folders: kind, interactions, annotated elements")
     lister.add_argument("dir", type=Path, nargs="?", default=TASKS_DIR)
     args = parser.parse_args(argv)
@@ -61,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise TaskError(f"{page_dir}: no such page folder")
         if not (page_dir / "index.html").is_file():
             raise TaskError(f"{page_dir / 'index.html'}: the page folder has no index.html")
-        report = score(args.task_dir, page_dir, args.chromium)
+        report = score(args.task_dir, page_dir, args.chromium, args.rules)
     except (TaskError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

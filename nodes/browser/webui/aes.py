@@ -6,8 +6,8 @@ by hand-made elements. ``render`` collects the elements; ``scoring`` runs the pa
 What is computed, page by page (one page before any interaction, one after each):
 
 * Ground-truth elements are the displayed ones carrying ``data-filter-by`` whose filter property
-  has a filter; after an interaction, those the interaction left unchanged (the same element with
-  the same ``outerHTML``) are dropped (the paper's "excluding duplicated parts").
+  has a filter; after an interaction, those the interaction left unchanged are dropped (the
+  paper's "excluding duplicated parts"; what "unchanged" means depends on the rules below).
 * Each (ground truth, generated) pair costs ``GIoU + filter − 1e-5 · descendants(generated)``; the
   filter is 0 when the ``data-filter-by`` property passes its threshold, −1 when not, −0.01 when it
   cannot be compared (an ``auto`` width, a colour that is not ``rgb``). Pairs below −1 are
@@ -15,63 +15,78 @@ What is computed, page by page (one page before any interaction, one after each)
   rest.
 * A matched ground-truth element scores the α-weighted mean of its ``data-evalby`` properties
   (each property averaged over its sub-properties, shorthands split first) together with a
-  position term of weight 46; it weighs ``area ** β``. An unmatched one weighs the same and scores 0.
+  position term of weight 46; it weighs ``area ** β``. An unmatched one weighs the same and scores 0
+  (released, one kind of unmatched element weighs nothing: see below).
 * AES = Σ scores / Σ weights over all pages, on 0-100; a page whose interaction failed on the
   generated page scores 0 but keeps its weight, and a parse or render failure is 0 outright.
 
 Where this follows the released evaluator (MageBench's ``env/utils/WebUI_utils.py``) rather than
-the paper: similarities, not the errors the paper prints (1 − relative error floored at 0, colour
-as the mean of max(1 − |Δ|/256, 0) over r, g, b); the text rule (case-insensitive equality below
-10 words, word-set IoU from 10 words on); the children term (1e-5 times the generated element's
-descendants, not 1e-3 times a difference); the position term with weight 46 the paper never
-mentions; the +1 pixel convention in box areas; Σ score / Σ weight rather than a plain sum.
+the paper, in both rule sets: similarities, not the errors the paper prints (1 − relative error
+floored at 0, colour as the mean of max(1 − |Δ|/256, 0) over r, g, b); the text rule
+(case-insensitive equality below 10 words, word-set IoU from 10 words on); the children term (1e-5
+times the generated element's descendants, not 1e-3 times a difference); the position term with
+weight 46 the paper never mentions; the +1 pixel convention in box areas; Σ score / Σ weight rather
+than a plain sum.
 
-Where it deliberately does not copy the released code, because the released behaviour there is an
-accident that silently drops or gifts score (each is a one-line difference in a helper below):
+Rules (``rules``, every helper below takes it). ``released``, the default, reproduces the released
+evaluator, accidents included, because MageBench's Table 1 was computed with it and a number meant
+to sit beside that table has to be computed the same way. ``corrected`` fixes the accidents, each
+of which silently drops or gifts score, so it is the better measure of a page but is not comparable
+with the paper. Where they differ (released first, then corrected):
 
-* A ground-truth element whose pair the assignment could only fill with a forbidden pair counts
-  as unmatched (weight, no score). The released code drops such an element from both sums, so a
-  page with a few wrong elements could score higher than with none.
-* ``placeholder`` and ``value`` compare the element's placeholder attribute and current value; the
-  released code compares the visible text (empty for inputs), so they always matched.
-* ``src`` and ``type`` compare the element's resolved ``src`` and the live ``type`` of an input
-  or button (an input without the attribute is ``text``); the released code asks for a CSS
-  property of that name, which is empty on both sides.
-* ``has_text`` needs at least one word of visible text; the released count of words of
-  ``"".split(" ")`` is 1, so it always passed.
-* ``class`` in ``data-evalby`` scores equality of the class attribute (α 66.6); released, its
-  scorer is missing and the property is skipped.
-* ``border-top-width`` reads the top border (released: the left one); a ``background`` shorthand
-  without a gradient splits into background-color, background-image and background-repeat
-  (released: into nothing); ``border-bottom`` splits like the other sides (released: only the
-  misspelt ``border-down``).
-* ``box-shadow``: a missing shadow on one side scores 0 and none on both scores 1 (released: the
-  parse fails and the property is skipped, as is any ``rgba`` shadow).
-* Words are split on any run of whitespace (released: single spaces); ``class`` compares the list
-  of class names (released: the raw attribute string).
-* After an interaction, an element is dropped when it itself kept its ``outerHTML``; released, any
-  element whose ``outerHTML`` equals that of some unchanged element is dropped, so a changed element
-  that now reads like an unchanged sibling (a carousel dot losing its highlight) was never scored.
-* Task annotations that would score nothing (a ``data-filter-by`` without a filter, an unknown
-  ``data-evalby`` property) are refused when the task is loaded (``task.check_annotations``);
-  released, such elements or properties are skipped silently.
+* A ground-truth element that the assignment could only give a forbidden pair: released, it is
+  dropped from both sums (the evaluator keeps only allowed pairs and counts as unmatched only the
+  rows the assignment left out), so a page with a few wrong elements can score higher than with
+  none; corrected, it is unmatched (weight, no score).
+* ``placeholder`` and ``value``: released, the visible texts are compared (empty for inputs, so
+  they always match); corrected, the placeholder attribute and the live value.
+* ``src`` and ``type``: released, a CSS property of that name is asked for, empty on both sides,
+  so they always match; corrected, the resolved ``src`` and the live ``type`` of an input or button.
+* ``has_text``: released, the word count of ``"".split(" ")`` is 1, so it always passes;
+  corrected, it needs at least one word of visible text.
+* ``class``: released, the filter compares the raw attribute strings and ``class`` in
+  ``data-evalby`` has no scorer and is skipped; corrected, both compare the list of class names
+  (α 66.6 in the score).
+* ``border-top-width``: released reads the left border (a typo in the evaluator's table);
+  corrected, the top one.
+* Shorthands: released, ``background`` without a ``linear-gradient`` splits into nothing, and
+  ``border-bottom`` and the misspelt ``border-down`` into longhands the table lacks, so all three
+  score nothing; corrected, ``background`` splits into background-color, background-image and
+  background-repeat and both bottom spellings into the bottom border's width and colour.
+* ``box-shadow``: released, only one opaque ``rgb(...)`` shadow with four lengths parses; ``none``,
+  ``rgba``, several shadows or ``inset`` on either side skip the property, so a missing shadow
+  costs nothing; corrected, ``none`` against ``none`` is 1, against a shadow 0, and any first
+  shadow is compared.
+* Words (the 10-word rule, the IoU, ``has_text``): released, split on single spaces; corrected, on
+  any run of whitespace (a line break separates words).
+* After an interaction: released, every element whose ``outerHTML`` equals that of an unchanged
+  element is dropped, so a changed element that now reads like an unchanged sibling (a carousel
+  dot losing its highlight) is never scored; corrected, only the elements that themselves kept
+  their ``outerHTML``.
+
+Not a rule: task annotations that would score nothing (a ``data-filter-by`` without a filter, an
+unknown ``data-evalby`` property) are refused when one of our task folders is loaded
+(``task.check_annotations``), under both rule sets, because the refusal changes no score: it only
+stops an author from writing an annotation that the released evaluator would skip silently.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from nodes.browser.webui.similarity import (RULES, Rules, background_size, box_shadow, colour_sim, has_text,
+                                            linear_gradient, pixel_sim, text_shadow, text_sim)
+
 __all__ = ["ALPHA", "BETA", "CHILD_EPS", "Element", "FORBIDDEN", "IGNORED", "KIND", "PageResult",
-           "POSITION_WEIGHT", "PROBE", "SHORTHANDS", "STYLE_PROPS", "aes", "colour_sim", "element_score",
-           "failed_page", "filter_score", "giou", "is_filterable", "kept_keys", "match", "pixel_sim",
-           "position_score", "property_score", "score_page", "scored_gt", "split_property", "text_sim",
-           "weight_of"]
+           "POSITION_WEIGHT", "PROBE", "RULES", "Rules", "SHORTHANDS", "STYLE_PROPS", "aes", "assign", "colour_sim",
+           "element_score", "failed_page", "filter_score", "giou", "is_filterable", "kept_keys", "match",
+           "pixel_sim", "position_score", "property_score", "score_page", "scored_gt", "split_property",
+           "text_sim", "weight_of"]
 
 BETA = 0.8987018465995789  # element weight = area ** BETA (the released evaluator's searched value)
 POSITION_WEIGHT = 46.0  # the weight of the GIoU position term in an element's score
@@ -161,137 +176,59 @@ class Element:
         return self.style[prop]
 
 
-# -- similarities -----------------------------------------------------------------------------------
-def _words(text: str) -> list[str]:
-    return text.split()
-
-
-def text_sim(gt: str, gen: str) -> float:
-    """Case-insensitive equality (1 or 0) when the ground truth has under 10 words, else the IoU of
-    the two word sets (case-sensitive, as released): short labels must be exact, long prose may
-    be paraphrased in part."""
-    words = _words(gt)
-    if len(words) < 10:
-        return float(gt.strip().lower() == gen.strip().lower())
-    other = _words(gen)
-    union = set(words) | set(other)
-    return len(set(words) & set(other)) / len(union)
-
-
-def _px(value: str) -> float:
-    value = value.strip()
-    if not value.endswith("px"):
-        raise ValueError(f"{value!r} is not a pixel value")
-    return float(value[:-2])
-
-
-def pixel_sim(gt: str, gen: str) -> float:
-    """1 − |gen − gt| / gt, 0 once the relative difference reaches 1; a 0 px ground truth needs
-    exactly 0. ValueError for a value that is not ``<number>px`` (``auto``, ``normal``)."""
-    x, y = _px(gt), _px(gen)
-    diff = abs(y - x) / x if x != 0 else float(y != 0)
-    return 1.0 - diff if diff < 1.0 else 0.0
-
-
-_RGB = re.compile(r"rgba?\(\s*([-\d.]+)[\s,]+([-\d.]+)[\s,]+([-\d.]+)")
-
-
-def _rgb(value: str) -> tuple[float, float, float]:
-    found = _RGB.search(value)
-    if found is None:
-        raise ValueError(f"{value!r} is not an rgb() colour")
-    return float(found[1]), float(found[2]), float(found[3])
-
-
-def colour_sim(gt: str, gen: str) -> float:
-    """Mean over r, g, b of max(1 − |Δ|/256, 0); alpha is ignored (as released)."""
-    x, y = _rgb(gt), _rgb(gen)
-    return float(np.mean([max(1.0 - abs(a - b) / 256.0, 0.0) for a, b in zip(x, y)]))
-
-
-def _box_shadow(gt: str, gen: str) -> float:
-    """(2 · colour + four lengths) / 6 for one shadow each; 1 when neither has one, 0 when one has."""
-    if gt.strip() == "none" or gen.strip() == "none":
-        return float(gt.strip() == gen.strip())
-
-    def lengths(value: str) -> list[str]:  # the first shadow's x, y, blur, spread
-        found = re.findall(r"-?[\d.]+px", _RGB.sub("", value))
-        if len(found) < 4:
-            raise ValueError(f"box-shadow {value!r} has no 4 lengths")
-        return found[:4]
-
-    xl, yl = lengths(gt), lengths(gen)
-    return (2 * colour_sim(gt, gen) + sum(pixel_sim(a, b) for a, b in zip(xl, yl))) / 6.0
-
-
-def _text_shadow(gt: str, gen: str) -> float:
-    """Colour (weight 2, 0 when only one side has one) and the lengths in order (weight 1 each);
-    ValueError when there is nothing to compare (``none`` on both sides)."""
-    score = weight = 0.0
-    if "rgb" in gt:
-        weight += 2
-        if "rgb" in gen:
-            score += 2 * colour_sim(gt, gen)
-    xl = re.findall(r"-?[\d.]+px", _RGB.sub("", gt))
-    yl = re.findall(r"-?[\d.]+px", _RGB.sub("", gen))
-    for a, b in zip(xl, yl):
-        score += pixel_sim(a, b)
-        weight += 1
-    if weight == 0:
-        raise ValueError("no text-shadow to compare")
-    return score / weight
-
-
-def _background_size(gt: str, gen: str) -> float:
-    """Mean pixel similarity of width and height when both are ``W H`` in px, else equality."""
-    x, y = gt.split(), gen.split()
-    if len(x) == len(y) == 2 and all(v.endswith("px") for v in x + y):
-        return (pixel_sim(x[0], y[0]) + pixel_sim(x[1], y[1])) / 2
-    return float(gt.strip() == gen.strip())
-
-
-def _linear_gradient(gt: str, gen: str) -> float:
-    """Mean colour similarity of the gradients' colour stops in order; ValueError without stops."""
-    x = _RGB.findall(gt) if "gradient" in gt else []
-    y = _RGB.findall(gen) if "gradient" in gen else []
-    pairs = list(zip(x, y))
-    if not pairs:
-        raise ValueError("no gradient colours to compare")
-    return float(np.mean([colour_sim("rgb({},{},{})".format(*a), "rgb({},{},{})".format(*b)) for a, b in pairs]))
-
-
-def _has_text(_gt: str, gen: str) -> float:
-    return float(len(_words(gen)) >= 1)
-
-
 _SIMILARITY: dict[str, Callable[[str, str], float]] = {
-    "text": text_sim, "attr-text": text_sim, "has_text": _has_text, "colour": colour_sim, "pixel": pixel_sim,
-    "choice": lambda a, b: float(a == b), "class": lambda a, b: float(a.split() == b.split()),
-    "text-shadow": _text_shadow, "box-shadow": _box_shadow, "background-size": _background_size,
-    "linear-gradient": _linear_gradient,
+    "colour": colour_sim, "pixel": pixel_sim, "choice": lambda a, b: float(a == b), "text-shadow": text_shadow,
+    "background-size": background_size, "linear-gradient": linear_gradient,
 }
 
 
-def _values(gt: Element, gen: Element, prop: str) -> tuple[str, str]:
+def _values(gt: Element, gen: Element, prop: str, rules: Rules) -> tuple[str, str]:
+    """The two strings a property compares. Released, ``placeholder`` and ``value`` compare the
+    visible texts, ``src`` and ``type`` a CSS property of that name (empty on both sides) and
+    ``border-top-width`` the left border, as the evaluator's table does."""
     if prop in ("text", "has_text"):
         return gt.text, gen.text
+    if rules == "released":
+        if prop in ("placeholder", "value"):
+            return gt.text, gen.text
+        if prop in ("src", "type"):
+            return "", ""
+        if prop == "border-top-width":
+            prop = "border-left-width"
     return gt.value_of(prop), gen.value_of(prop)
 
 
-def property_score(gt: Element, gen: Element, prop: str) -> float:
-    """Similarity in [0, 1] of one longhand property; ValueError/KeyError when not comparable."""
-    _, kind = KIND[prop]
-    return _SIMILARITY[kind](*_values(gt, gen, prop))
+def _compare(gt: Element, gen: Element, prop: str, rules: Rules) -> float:
+    """The similarity of one longhand, as its filter sees it (ValueError/KeyError: not comparable)."""
+    kind = KIND[prop][1]
+    a, b = _values(gt, gen, prop, rules)
+    if kind in ("text", "attr-text"):
+        return text_sim(a, b, rules)
+    if kind == "has_text":
+        return has_text(a, b, rules)
+    if kind == "box-shadow":
+        return box_shadow(a, b, rules)
+    if kind == "class":  # released: the raw attribute; corrected: the list of class names
+        return float(a == b) if rules == "released" else float(a.split() == b.split())
+    return _SIMILARITY[kind](a, b)
 
 
-def filter_score(gt: Element, gen: Element) -> float:
+def property_score(gt: Element, gen: Element, prop: str, rules: Rules = "released") -> float:
+    """Similarity in [0, 1] of one longhand property; ValueError/KeyError when not comparable
+    (released, ``class`` always: the evaluator has a filter for it but no scorer)."""
+    if rules == "released" and KIND[prop][1] == "class":
+        raise ValueError("the released evaluator has no scorer for class")
+    return _compare(gt, gen, prop, rules)
+
+
+def filter_score(gt: Element, gen: Element, rules: Rules = "released") -> float:
     """0 when ``gen`` passes ``gt``'s ``data-filter-by`` test, −1 when it fails it, −0.01 when the
     property cannot be compared. Thresholds: texts > 0.6, colours and pixels > 0.01, the rest exact."""
     prop = gt.filter_by
     assert prop is not None and prop in KIND
     kind = KIND[prop][1]
     try:
-        sim = property_score(gt, gen, prop)
+        sim = _compare(gt, gen, prop, rules)
     except (ValueError, KeyError):
         return UNCOMPARABLE_FILTER
     if kind in ("text", "attr-text"):
@@ -342,9 +279,13 @@ def weight_of(element: Element) -> float:
 
 
 # -- one page ---------------------------------------------------------------------------------------
-def split_property(prop: str, gt: Element) -> list[str]:
-    """The longhands a ``data-evalby`` entry is scored on (shorthands split; see the module notes)."""
+def split_property(prop: str, gt: Element, rules: Rules = "released") -> list[str]:
+    """The longhands a ``data-evalby`` entry is scored on (shorthands split; see the module notes).
+    A longhand not in ``KIND`` (released: ``border-down-width``) is skipped by the scorer."""
     if prop == "background":
+        if rules == "released":
+            return ["linear-gradient", "background-color", "background-repeat"] \
+                if "linear-gradient" in gt.style.get("background-image", "") else []
         if "gradient" in gt.style.get("background-image", ""):
             return ["linear-gradient", "background-color", "background-repeat"]
         return ["background-color", "background-image", "background-repeat"]
@@ -352,7 +293,10 @@ def split_property(prop: str, gt: Element) -> list[str]:
         return [f"border-{c}-radius" for c in ("bottom-left", "bottom-right", "top-left", "top-right")]
     if prop == "border":
         return [f"border-{s}-width" for s in ("bottom", "top", "left", "right")]
-    if prop in ("border-top", "border-bottom", "border-down", "border-left", "border-right"):
+    if rules == "released":
+        if prop in ("border-top", "border-down", "border-left", "border-right"):
+            return [f"{prop}-width", f"{prop}-color"]
+    elif prop in ("border-top", "border-bottom", "border-down", "border-left", "border-right"):
         side = "bottom" if prop == "border-down" else prop.removeprefix("border-")
         return [f"border-{side}-width", f"border-{side}-color"]
     if prop == "outline":
@@ -360,7 +304,7 @@ def split_property(prop: str, gt: Element) -> list[str]:
     return [prop]
 
 
-def element_score(gt: Element, gen: Element) -> tuple[float, float]:
+def element_score(gt: Element, gen: Element, rules: Rules = "released") -> tuple[float, float]:
     """(score in [0, 1], attribute part in [0, 1] or NaN when no property was comparable).
 
     score = (Σ_props mean_sub(α·s) + 46 · position) / (Σ_props mean_sub(α) + 46), where a property's
@@ -369,7 +313,8 @@ def element_score(gt: Element, gen: Element) -> tuple[float, float]:
     for prop in gt.evalby:
         if prop in IGNORED:
             continue
-        done = [(ALPHA[p], property_score_or_none(gt, gen, p)) for p in split_property(prop, gt) if p in KIND]
+        done = [(ALPHA[p], property_score_or_none(gt, gen, p, rules)) for p in split_property(prop, gt, rules)
+                if p in KIND]
         done = [(a, s) for a, s in done if s is not None]
         if done:
             total += sum(a * s for a, s in done) / len(done)
@@ -378,31 +323,39 @@ def element_score(gt: Element, gen: Element) -> tuple[float, float]:
     return (total + POSITION_WEIGHT * position_score(gt.box, gen.box)) / (weight + POSITION_WEIGHT), attribute
 
 
-def property_score_or_none(gt: Element, gen: Element, prop: str) -> float | None:
+def property_score_or_none(gt: Element, gen: Element, prop: str, rules: Rules = "released") -> float | None:
     try:
-        return property_score(gt, gen, prop)
+        return property_score(gt, gen, prop, rules)
     except (ValueError, KeyError):
         return None
 
 
-def match(gt: Sequence[Element], gen: Sequence[Element]) -> list[tuple[int, int]]:
-    """Pairs (gt index, gen index) of the Hungarian assignment maximising GIoU + filter −
-    1e-5 · descendants, forbidden pairs (below −1) left out."""
+def assign(gt: Sequence[Element], gen: Sequence[Element],
+           rules: Rules = "released") -> tuple[list[tuple[int, int]], frozenset[int]]:
+    """The Hungarian assignment maximising GIoU + filter − 1e-5 · descendants: the allowed pairs
+    (gt index, gen index), and the ground-truth indices it could only give a forbidden pair (below −1)."""
     if not gt or not gen:
-        return []
+        return [], frozenset()
     cost = np.empty((len(gt), len(gen)))
     for i, t in enumerate(gt):
         for j, g in enumerate(gen):
-            value = giou(t.box, g.box) + filter_score(t, g) - CHILD_EPS * g.descendants
+            value = giou(t.box, g.box) + filter_score(t, g, rules) - CHILD_EPS * g.descendants
             cost[i, j] = -value if value >= FORBIDDEN else PENALTY
     rows, cols = linear_sum_assignment(cost)
-    return [(int(i), int(j)) for i, j in zip(rows, cols) if cost[i, j] < PENALTY]
+    pairs = [(int(i), int(j)) for i, j in zip(rows, cols) if cost[i, j] < PENALTY]
+    return pairs, frozenset(int(i) for i, j in zip(rows, cols) if cost[i, j] >= PENALTY)
+
+
+def match(gt: Sequence[Element], gen: Sequence[Element], rules: Rules = "released") -> list[tuple[int, int]]:
+    """The allowed pairs (gt index, gen index) of ``assign``."""
+    return assign(gt, gen, rules)[0]
 
 
 @dataclass(slots=True)
 class PageResult:
     """One static page's share of AES; ``status`` is ``ok``, ``interaction`` (failed on the generated
-    page: 0 score, full weight) or ``render`` (the generated page could not be rendered)."""
+    page: 0 score, full weight) or ``render`` (the generated page could not be rendered).
+    ``dropped`` counts the ground-truth elements left out of both sums (released rules only)."""
 
     name: str
     score: float = 0.0
@@ -413,6 +366,7 @@ class PageResult:
     attribute_losses: int = 0
     status: str = "ok"
     error: str = ""
+    dropped: int = 0
 
     @property
     def percent(self) -> float:
@@ -421,24 +375,29 @@ class PageResult:
 
 def scored_gt(gt_elements: Iterable[Element], excluded: set[int] | frozenset[int] = frozenset()) -> list[Element]:
     """The ground-truth elements a page scores: atomic (``data-filter-by`` with a filter), displayed
-    (``render`` only collects those), and not unchanged by the last interaction."""
+    (``render`` only collects those), and not excluded after the last interaction (``kept_keys``)."""
     return [e for e in gt_elements if is_filterable(e.filter_by) and e.key not in excluded]
 
 
 def score_page(name: str, gt_elements: Sequence[Element], gen_elements: Sequence[Element],
-               excluded: set[int] | frozenset[int] = frozenset()) -> PageResult:
+               excluded: set[int] | frozenset[int] = frozenset(), rules: Rules = "released") -> PageResult:
     """Score one static page: match, then Σ score · weight over matched ground-truth elements and
-    Σ weight over all scored ones (unmatched: weight, no score)."""
+    Σ weight over the scored ones (unmatched: weight, no score). An element the assignment could
+    only give a forbidden pair is unmatched when corrected and dropped from both sums when released."""
     gt = scored_gt(gt_elements, excluded)
     result = PageResult(name, elements=len(gt))
-    matched = dict(match(gt, gen_elements))
+    pairs, forbidden = assign(gt, gen_elements, rules)
+    matched = dict(pairs)
     for i, t in enumerate(gt):
+        if rules == "released" and i in forbidden:
+            result.dropped += 1
+            continue
         w = weight_of(t)
         result.weight += w
         if i not in matched:
             result.unmatched += 1
             continue
-        score, attribute = element_score(t, gen_elements[matched[i]])
+        score, attribute = element_score(t, gen_elements[matched[i]], rules)
         result.score += score * w
         result.matched += 1
         if not math.isnan(attribute) and attribute < 1.0 - 1e-9:
@@ -453,10 +412,15 @@ def failed_page(name: str, gt_elements: Sequence[Element], excluded: set[int] | 
     return PageResult(name, 0.0, sum(weight_of(t) for t in gt), len(gt), status=status, error=error)
 
 
-def kept_keys(before: Mapping[int, str], after: Mapping[int, str]) -> frozenset[int]:
-    """The keys of the elements an interaction left as they were (same element, same ``outerHTML``):
-    these ground-truth elements are excluded from the page after it."""
-    return frozenset(key for key, html in before.items() if after.get(key) == html)
+def kept_keys(before: Mapping[int, str], after: Mapping[int, str], rules: Rules = "released") -> frozenset[int]:
+    """The keys of the elements excluded from the page after an interaction. Corrected: those the
+    interaction left as they were (same element, same ``outerHTML``). Released: also every element
+    whose ``outerHTML`` now reads like one of those, as the evaluator compares the markup only."""
+    kept = frozenset(key for key, html in before.items() if after.get(key) == html)
+    if rules == "corrected":
+        return kept
+    markup = {after[key] for key in kept}
+    return kept | frozenset(key for key, html in after.items() if html in markup)
 
 
 def aes(pages: Iterable[PageResult]) -> float:

@@ -1,6 +1,7 @@
 """The WebUI environment node (``webui.env``): MageBench's WebUI task, one task per episode.
 
-The agent is shown a task's description (``task.md``, its raster images as ``frames``) and answers
+The agent is shown a task's description (``task.md``, or ``tasks.md`` in a folder of MageBench's
+own layout, which ``task.load_task`` reads too; its raster images as ``frames``) and answers
 with its whole reply as the action: the fenced ``html`` / ``css`` / ``javascript`` blocks become
 index.html / style.css / script.js of a page folder (``reply.parse_reply``). A reply that yields
 no page (no block, a ``js`` block) is an invalid step: nothing is written, the reason is in the
@@ -103,8 +104,9 @@ def _fenced(files: dict[str, str]) -> str:
 
 
 class WebUIParams(EnvParams):
-    tasks: str = Field("", description="a folder of WebUI task folders (or one task folder); episode i plays "
-                       "task i (modulo their number); empty: the pack's bundled tasks (nodes/browser/webui/tasks)")
+    tasks: str = Field("", description="a folder of WebUI task folders (or one task folder), ours or in MageBench's "
+                       "own layout (tasks.md, actions.py); episode i plays task i (modulo their number); empty: the "
+                       "pack's bundled tasks (nodes/browser/webui/tasks)")
     mode: Literal["global", "online"] = Field("global", description="global: one reply per episode; online: "
                                               "then `rounds` revisions, each seeing its rendered page")
     rounds: int = Field(4, ge=0, description="online: revision rounds after the first reply (MageBench's max_loop)")

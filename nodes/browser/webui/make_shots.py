@@ -38,7 +38,7 @@ async def make_shots(renderer: Renderer, folder: Path) -> list[Path]:
         await page.page.screenshot(path=written[0])
         for k, interaction in enumerate(task.interactions, 1):
             if (why := await page.run(interaction)) is not None:
-                raise TaskError(f"{task.root / 'steps.json'}: interaction {k - 1} fails: {why}")
+                raise TaskError(f"{task.root / task.steps_file}: interaction {k - 1} fails: {why}")
             written.append(task.root / names[k])
             await page.page.screenshot(path=written[-1])
         return written

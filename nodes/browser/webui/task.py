@@ -8,6 +8,9 @@
       task.md         the description the model sees (Markdown, may reference _images/*)
       steps.json      the interactions: a list of interactions, each a list of steps
 
+A folder in MageBench's own layout (``tasks.md``, ``actions.py``, no ``steps.json``) loads too:
+``magebench_folder`` translates its Selenium functions to these steps without running them.
+
 A step is one of ``{"click": "#open"}``, ``{"type": "#name", "text": "Ann"}``,
 ``{"press": "#name", "key": "Enter"}``, ``{"hover": ".menu"}`` or ``{"wait": 200}`` (ms, at most
 ``MAX_WAIT_MS``). MageBench ships interactions as Python functions driving Selenium; here they are
@@ -129,11 +132,14 @@ class _Annotations(HTMLParser):
             self.found.append((self.getpos()[0], tag, named.get("data-filter-by"), named.get("data-evalby")))
 
 
-def check_annotations(index: Path) -> int:
+def check_annotations(index: Path, strict: bool = True) -> int:
     """Check the ground truth's annotations; the number of atomic elements. An element whose
     ``data-filter-by`` has no filter, or whose ``data-evalby`` names a property the metric does not
     know, would silently score nothing (as in MageBench's evaluator), so it is refused here with
-    its line and what is allowed."""
+    its line and what is allowed, under both AES rule sets (the refusal changes no score).
+    ``strict=False`` lets those through, for MageBench's own folders, whose annotations are not
+    ours to fix; an element with only one of the two attributes is refused either way (the
+    released evaluator fails on it)."""
     parser = _Annotations()
     parser.feed(index.read_text(encoding="utf-8", errors="replace"))
     if not parser.found:
@@ -144,10 +150,10 @@ def check_annotations(index: Path) -> int:
         where = f"{index}:{line}: <{tag}>"
         if filter_by is None or evalby is None:
             raise TaskError(f"{where} needs both data-filter-by and data-evalby")
-        if not is_filterable(filter_by.strip()):
+        if strict and not is_filterable(filter_by.strip()):
             raise TaskError(f"{where}: data-filter-by={filter_by!r} has no filter; use one of {', '.join(filters)}")
         unknown = [p for p in (q.strip() for q in evalby.split("|")) if p and p not in known]
-        if unknown:
+        if strict and unknown:
             raise TaskError(f"{where}: data-evalby names {', '.join(map(repr, unknown))}, which the metric does "
                             f"not score; use properties of: {', '.join(sorted(known))}")
     return len(parser.found)
@@ -160,6 +166,7 @@ class Task:
     root: Path
     description: str
     interactions: tuple[tuple[Step, ...], ...]
+    steps_file: str = "steps.json"  # where the interactions came from (actions.py: a MageBench folder)
 
     @property
     def name(self) -> str:
@@ -176,13 +183,25 @@ def task_kind(name: str) -> str:
 
 
 def load_task(folder: str | Path) -> Task:
-    """Read and check a task folder (index.html, task.md, steps.json); TaskError naming the path."""
+    """Read and check a task folder (index.html, task.md, steps.json), or one in MageBench's own
+    layout (index.html, tasks.md, actions.py: ``magebench_folder``); TaskError naming the path."""
     root = Path(folder)
     if not root.is_dir():
         raise TaskError(f"{root}: no such task folder")
     index = root / "index.html"
     if not index.is_file():
         raise TaskError(f"{index}: a task folder needs its ground-truth index.html")
+    from nodes.browser.webui import magebench_folder as mb  # it builds on this module's steps
+
+    if mb.is_magebench_folder(root):
+        check_annotations(index, strict=False)
+        try:
+            description = (root / mb.DESCRIPTION_FILE).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise TaskError(f"{root / mb.DESCRIPTION_FILE}: the task description is missing or unreadable "
+                            f"({err})") from None
+        interactions, _ = mb.load_actions(root / mb.ACTIONS_FILE)
+        return Task(root.resolve(), description, tuple(tuple(i) for i in interactions), mb.ACTIONS_FILE)
     check_annotations(index)
     try:
         description = (root / "task.md").read_text(encoding="utf-8")

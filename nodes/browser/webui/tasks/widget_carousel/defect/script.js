@@ -1,5 +1,5 @@
 const slides = [['_images/slide1.svg', 'Sunset pier, 3 km'], ['_images/slide2.svg', 'Galičica ridge, 11 km'],
-                ['_images/slide1.svg', 'Spring meadows, 6 km']];
+                ['_images/slide3.svg', 'Spring meadows, 9 km']];
 let current = 0;
 function show(index) {
   current = (index + slides.length) % slides.length;
