@@ -11,8 +11,11 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from kernel.sdk.node import Node, service
 from kernel.sdk.registry import registered_nodes
 from kernel.sdk.testing import Harness
+from nodes.agent.memory import ChatMemory, Turn
+from nodes.agent.parsers import action_line_exact
 from nodes.game.vmage.node import VmageEnv
 from tests.helpers import ROOT, launch
 
@@ -85,6 +88,64 @@ async def test_realtime_plays_one_frame_per_tick_and_runs_on_without_actions():
         await h.wait_finished(20)
         assert frames == list(range(1, 21)) and step["info"]["reason"] == "max_rounds"
         assert step["info"]["clock"] == "realtime"
+
+
+# --- the LLM agent ---------------------------------------------------------------------------------
+def test_the_action_must_be_exactly_a_name_of_the_level():
+    actions = ["UP", "KEEP", "NONE"]
+    assert action_line_exact("Observation: low\nReasoning: climb\nAction: UP", actions) == ["UP"]
+    assert action_line_exact("**Action:**\n  UP  \n", actions) == ["UP"]
+    assert action_line_exact("Action: UP (to reach the gap)", actions) == []  # V-MAGE's instruction error
+    assert action_line_exact("Action: up", actions) == []  # case counts
+    assert action_line_exact("Action: DOWN", actions) == []  # not an action of this level
+    assert action_line_exact("I would go UP", actions) == []
+
+
+def test_action_memory_keeps_every_past_turn_until_its_window_is_full():
+    memory = ChatMemory(am=3, om=4, images=False)
+    for n in range(5):
+        memory.add(Turn(prompt=f"turn {n} {{observation}}", text="", reply="r"))
+        users = [m["content"] for m in memory.messages([]) if m["role"] == "user"]
+        assert users == [f"turn {i} " for i in range(max(0, n - 3), n + 1)]
+
+
+class AlternatingModel(Node):
+    """A model node that answers NONE in V-MAGE's format, and every other time with extra words
+    (an invalid reply); it keeps what it was asked so the test can look at the prompts."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[dict]] = []
+
+    @service("chat")
+    def chat(self, body: dict) -> dict:
+        self.calls.append(body["messages"])
+        action = "NONE" if len(self.calls) % 2 else "NONE (wait for the ball)"
+        return {"text": f"Observation: the ball\nReasoning: wait\nAction: {action}",
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1}, "latency_s": 0.0, "cost_usd": 0.0}
+
+
+async def test_llm_agent_takes_the_levels_template_and_an_invalid_reply_does_not_advance_the_game(tmp_path):
+    model = AlternatingModel()
+    h = Harness(quiet=True, episodes=1, run_dir=tmp_path)
+    h.add("env", ENV, params={"game": "pong", "level": 1, "frames": True, "height": 120, "max_rounds": 30},
+          inputs={"action": "agent/action"}, clock={"mode": "lockstep"})
+    h.add("agent", "nodes.agent.llm:LLMAgent", params={"model": "model", "on_invalid": "random"},
+          inputs={"obs": {"from": "env/obs", "policy": "fifo"}})
+    h.add("judge", JUDGE, inputs={"step": {"from": "env/step", "policy": "block"}})
+    h.local("model", model)
+    async with h:
+        await h.start()
+        status, _ = await h.wait_finished(60)
+        assert status == "completed"
+        (record,) = h.kernel.book.records.values()
+    m = record["metrics"]
+    assert (m["frames"], m["decisions"], m["invalid"], m["reason"]) == (30, 19, 9, "max_rounds")  # valid, invalid, ..., valid
+    assert m["valid_rate"] == pytest.approx(30 / 39)
+    system = model.calls[0][0]["content"]
+    assert "you control BOTH paddles" in system and "LEFTUP" in system
+    images = [sum(1 for msg in call if isinstance(msg["content"], list) for part in msg["content"]
+                  if part.get("type") == "image") for call in model.calls]
+    assert images[:5] == [1, 2, 3, 4, 4]  # the current screen and those of the last 3 decisions
 
 
 # --- launch files ----------------------------------------------------------------------------------
