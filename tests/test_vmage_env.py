@@ -188,3 +188,29 @@ def test_launch_random_flappybird_plays_every_level_with_its_action_set(tmp_path
     assert sorted(m["level"] for m in metrics) == sorted(list(range(1, 8)) * 2)
     assert all(m["reason"].startswith("the bird") and m["frames"] > 0 for m in metrics)
     assert set(summary["vmage"]["levels"]) == {f"flappybird/{n}" for n in range(1, 8)}
+
+
+def test_launch_scripted_beats_random_through_the_bus(tmp_path):
+    scripted, _ = run_launch(tmp_path, "vmage_scripted", "--set", "env.game=flappybird", "--set", "env.level=[4, 7]",
+                             "--set", "env.frame_cap=600", "--episodes", "4")
+    rand, _ = run_launch(tmp_path, "vmage_flappy_random", "--set", "env.level=[4, 7]", "--episodes", "4")
+    assert scripted["metrics"]["score"] > rand["metrics"]["score"] + 2
+    assert set(scripted["vmage"]["levels"]) == {"flappybird/4", "flappybird/7"}
+
+
+def test_every_vmage_launch_file_loads_with_the_papers_settings(monkeypatch, tmp_path):
+    from kernel.launchfile import load, resolve_path
+
+    monkeypatch.setenv("OPENAI_API_KEY", "not-used")
+    names = ("vmage_pong_random", "vmage_flappy_random", "vmage_scripted", "vmage_pong_local", "vmage_pong_gpt4o")
+    files = {name: load(resolve_path(launch_file(tmp_path, name))) for name in names}
+    for lf in files.values():
+        assert lf.node("env").uses.endswith(("vmage.env", "VmageEnv")) and lf.node("env").clock.mode == "lockstep"
+    gpt = files["vmage_pong_gpt4o"]
+    assert gpt.node("model").params["sampling"] == {"temperature": 0.8, "top_p": 0.9, "max_tokens": 2048}
+    agent = gpt.node("agent").params
+    assert (agent["am"], agent["om"], agent["images"], agent["on_invalid"], agent["invalid_after"]) == (3, 4, True,
+                                                                                                       "random", 3)
+    assert gpt.node("env").params["frames"] is True and gpt.node("env").params["height"] == 360
+    local = files["vmage_pong_local"]
+    assert local.node("env").params["frames"] is False and local.node("agent").params["images"] is False
