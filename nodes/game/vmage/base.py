@@ -130,7 +130,8 @@ def render(game: Game, height: int = DEFAULT_HEIGHT) -> np.ndarray:
     game.draw(surface)
     if height != game.size[1]:
         surface = pygame.transform.scale(surface, scaled_size(game.size, height))
-    return np.ascontiguousarray(pygame.surfarray.array3d(surface).transpose(1, 0, 2))
+    w, h = surface.get_size()  # row-major RGB bytes in one copy (array3d is column-major, and slow)
+    return np.frombuffer(pygame.image.tobytes(surface, "RGB"), dtype=np.uint8).reshape(h, w, 3)
 
 
 _fonts: dict[int, pygame.font.Font] = {}
