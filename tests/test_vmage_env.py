@@ -148,6 +148,39 @@ async def test_llm_agent_takes_the_levels_template_and_an_invalid_reply_does_not
     assert images[:5] == [1, 2, 3, 4, 4]  # the current screen and those of the last 3 decisions
 
 
+class ClimbingModel(Node):
+    """Always UP, in V-MAGE's format; keeps the system prompts it was sent."""
+
+    def __init__(self) -> None:
+        self.systems: list[str] = []
+
+    @service("chat")
+    def chat(self, body: dict) -> dict:
+        self.systems.append(body["messages"][0]["content"])
+        return {"text": "Observation: a gap\nReasoning: climb\nAction: UP",
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1}, "latency_s": 0.0, "cost_usd": 0.0}
+
+
+async def test_llm_agent_switches_to_each_flappybird_levels_own_prompt(tmp_path):
+    model = ClimbingModel()
+    h = Harness(quiet=True, episodes=2, run_dir=tmp_path)
+    h.add("env", ENV, params={"game": "flappybird", "level": [1, 7]},
+          inputs={"action": "agent/action"}, clock={"mode": "lockstep"})
+    h.add("agent", "nodes.agent.llm:LLMAgent", params={"model": "model", "images": False},
+          inputs={"obs": {"from": "env/obs", "policy": "fifo"}})
+    h.add("judge", JUDGE, inputs={"step": {"from": "env/step", "policy": "block"}})
+    h.local("model", model)
+    async with h:
+        await h.start()
+        status, _ = await h.wait_finished(60)
+        assert status == "completed"
+        reasons = sorted(r["metrics"]["reason"] for r in h.kernel.book.records.values())
+    assert reasons == ["the bird flew out of the top of the screen"] * 2
+    first, last = model.systems[0], model.systems[-1]
+    assert "gravity switched off" in first and "3. KEEP" in first and "NONE" not in first
+    assert "two actions" in last and "2. NONE" in last and "KEEP" not in last
+
+
 # --- launch files ----------------------------------------------------------------------------------
 def launch_file(tmp_path: Path, name: str) -> str:
     """The bundled launch file, with the pack's short names spelt as module paths while this checkout's
