@@ -108,7 +108,8 @@ def level_table(game: str, rows: Mapping[int, Mapping[str, Any]], *, sample_fram
     for number, row in rows.items():
         row = dict(row)
         table[number] = Level(game=game, level=number, actions=tuple(row.pop("actions", actions)),
-                              idle=str(row.pop("idle", idle)), sample_frames=int(row.pop("sample_frames", sample_frames)),
+                              idle=str(row.pop("idle", idle)),
+                              sample_frames=int(row.pop("sample_frames", sample_frames)),
                               max_rounds=row.pop("max_rounds", max_rounds), settings=row)
     return table
 
