@@ -311,9 +311,12 @@ class LLMAgent(Node):
 
 
 def _default_template(obs: dict[str, Any]) -> str:
-    """The bundled template for an observation: its env family's, for a browser the one of its
-    observation setting (Set-of-Marks, accessibility tree, or the tree with a screenshot), for
-    WebUI the one of its mode (global or online)."""
+    """The bundled template for an observation: the one it names (``template``, for an env whose
+    levels need different prompts), else its env family's; for a browser the one of its observation
+    setting (Set-of-Marks, accessibility tree, or the tree with a screenshot), for WebUI the one of
+    its mode (global or online)."""
+    if isinstance(suggested := obs.get("template"), str) and suggested:
+        return suggested  # the env names its level's template (V-MAGE: one per action set)
     family = _family(obs)
     if family == "webui":  # WebUI's two settings ask for different replies (Global vs Online's revisions)
         return "webui_online" if obs.get("mode") == "online" else "webui_global"

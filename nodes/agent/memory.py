@@ -58,7 +58,7 @@ class ChatMemory:
         turn, then any failed replies with the regenerate request that followed each."""
         *past, current = self.turns
         if self.am != ALL:
-            past = past[len(past) - self.am:] if self.am else []
+            past = past[max(0, len(past) - self.am):] if self.am else []
         kept = [*past, current]
         shown = len(kept) if self.om == ALL else self.om
         out = list(head)

@@ -96,6 +96,20 @@ def mention_list(text: str, actions: Sequence[str]) -> list[str]:
             for m in re.finditer(rf"(?<![\w])(?:{names})(?![\w])", text, re.IGNORECASE)]
 
 
+def action_line_exact(text: str, actions: Sequence[str]) -> list[str]:
+    """V-MAGE: the value of the last ``Action:`` field must be an action name exactly, case
+    included; only whitespace and markdown marks (``#``, ``*``) around it are dropped, as the
+    benchmark's parser drops them. "UP (to go around the wall)" counts as invalid, as it does there."""
+    hits = list(re.finditer(r"^[ \t#*]*action[ \t*]*:", text, re.IGNORECASE | re.MULTILINE))
+    if not hits:
+        return []
+    for line in text[hits[-1].end():].splitlines():
+        value = line.strip().strip("#*").strip()
+        if value:
+            return [value] if value in actions else []
+    return []
+
+
 def whole_reply(text: str, actions: Sequence[str]) -> list[str]:
     """MageBench WebUI: the reply itself is the action (its fenced html/css/javascript blocks are the
     page), so the environment, not the agent, says whether it is usable and why; only an empty
@@ -119,6 +133,7 @@ PARSERS: dict[str, Parser] = {
     "first_mention": first_mention,
     "mention_list": mention_list,
     "fenced_action": fenced_action,  # VisualWebArena: ```action [arg]``` after "In summary, ..."
+    "action_line_exact": action_line_exact,  # V-MAGE: "Action: NAME", the name exactly
     "whole_reply": whole_reply,  # WebUI: the reply's code blocks are the page; the environment reads them
     "after_regenerate": after_regenerate,  # WebUI Online: what follows "# Regenerate"
 }

@@ -1,0 +1,50 @@
+"""The games of the pack by name, and the (game, level) cells a run plays.
+
+A run of several levels deals its episodes round-robin over the cells: episode i plays cell
+``i % cells`` with seed ``i // cells`` (its round), so round r of a level is the same layout for
+every model and every run, whatever else the run plays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from nodes.game.vmage.base import Game
+from nodes.game.vmage.flappy import FlappyBird
+from nodes.game.vmage.pong import Pong
+
+GAMES: dict[str, type[Game]] = {"pong": Pong, "flappybird": FlappyBird}
+
+
+def level_numbers(game: str) -> list[int]:
+    return sorted(GAMES[game].levels)
+
+
+def cells(game: str, level: int | Sequence[int] | str) -> list[tuple[str, int]]:
+    """The cells for the ``game`` and ``level`` params; a ValueError naming the allowed levels
+    when one is out of range."""
+    if game not in GAMES:
+        raise ValueError(f"game: unknown game {game!r}; allowed: {', '.join(GAMES)}")
+    known = level_numbers(game)
+    chosen = known if level == "all" else [level] if isinstance(level, int) else list(level)
+    for n in chosen:
+        if not isinstance(n, int) or n not in known:
+            raise ValueError(f"level: {n!r} is not a level of {game}; allowed: {known[0]}-{known[-1]} or 'all'")
+    if not chosen:
+        raise ValueError("level: the list is empty; give level numbers or 'all'")
+    return [(game, n) for n in chosen]
+
+
+def episode_cell(all_cells: Sequence[tuple[str, int]], index: int) -> tuple[str, int, int]:
+    """(game, level, round) of episode ``index``; the round is the game's seed."""
+    game, level = all_cells[index % len(all_cells)]
+    return game, level, index // len(all_cells)
+
+
+def template_for(game: str, level: int) -> str:
+    """The bundled prompt template of a level (nodes/agent/templates/vmage_*.yaml): FlappyBird's
+    three tiers explain different action sets, so each has its own."""
+    if game == "flappybird":
+        return "vmage_flappybird_no_gravity" if level <= 3 else "vmage_flappybird_keep" if level <= 6 \
+            else "vmage_flappybird"
+    return f"vmage_{game}"

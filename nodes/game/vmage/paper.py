@@ -1,0 +1,24 @@
+"""The paper's per-level average scores (spec §5.3, Tables 6 and 8), printed beside ours.
+
+Random is V-MAGE's uniform random agent, Human its five players' average (round numbers, likely
+a stopping point), GPT-4o the strongest model of the main table.
+"""
+
+from __future__ import annotations
+
+PAPER_SCORES: dict[str, dict[int, dict[str, float]]] = {
+    "pong": {
+        1: {"random": 0.63, "human": 10.0, "gpt-4o": 0.51},
+        2: {"random": 0.39, "human": 10.0, "gpt-4o": 0.39},
+        3: {"random": 0.06, "human": 10.0, "gpt-4o": 0.19},
+    },
+    "flappybird": {
+        1: {"random": 1.45, "human": 10.0, "gpt-4o": 3.30},
+        2: {"random": 0.34, "human": 10.0, "gpt-4o": 0.71},
+        3: {"random": 0.52, "human": 10.0, "gpt-4o": 0.57},
+        4: {"random": 0.16, "human": 10.0, "gpt-4o": 1.33},
+        5: {"random": 0.10, "human": 10.0, "gpt-4o": 1.74},
+        6: {"random": 0.17, "human": 10.0, "gpt-4o": 1.88},
+        7: {"random": 0.00, "human": 10.0, "gpt-4o": 0.60},
+    },
+}

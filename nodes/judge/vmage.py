@@ -1,0 +1,79 @@
+"""V-MAGE's judge: each episode's score, frames, valid rate and why it ended, from the ``step`` stream.
+
+The score is the game's own (Pong: returns of both paddles; FlappyBird: pipe pairs passed). The
+valid rate is V-MAGE's, frames / (frames + invalid decisions) (spec §3), where a decision is
+invalid when nothing was applied: an unparsable reply sent as none or a body outside the level's
+actions. ELO needs (score, valid rate) per episode and round, so both are in each episode's metrics.
+
+The ``vmage`` section of summary.json holds, per game and level, the episode count, the means and
+the termination reasons, with the paper's Random, Human and GPT-4o averages beside them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from kernel.sdk.node import Message, Node, NodeParams, on_input
+from nodes.game.vmage.paper import PAPER_SCORES
+
+
+class VmageJudgeParams(NodeParams):
+    pass
+
+
+class VmageJudge(Node):
+    """Ends each V-MAGE episode with its metrics and keeps per-level totals for summary.json."""
+
+    inputs = ("step",)
+    Params = VmageJudgeParams
+    params: VmageJudgeParams
+
+    async def setup(self) -> None:
+        self.invalid: dict[str, int] = {}
+        self.totals: dict[str, dict[str, Any]] = {}
+
+    @on_input("step")
+    async def judge(self, msg: Message) -> None:
+        step = msg.body
+        info = step["info"]
+        episode = step["episode"]
+        if step["t"] == 0:  # (again: an abandoned episode being replayed starts afresh)
+            self.invalid[episode] = 0
+        if step["action"] is None and not info.get("stopped"):
+            self.invalid[episode] = self.invalid.get(episode, 0) + 1
+        if not step["done"]:
+            return
+        invalid = self.invalid.pop(episode, 0)
+        frames = int(info["frames"])
+        decisions = int(step["t"]) + 1
+        valid_rate = frames / (frames + invalid) if frames + invalid else 0.0
+        metrics = {"score": float(info["score"]), "frames": frames, "decisions": decisions, "invalid": invalid,
+                   "valid_rate": valid_rate, "reason": str(info.get("reason") or ""), "game": info["game"],
+                   "level": int(info["level"]), "round": int(info["round"]), "clock": info.get("clock", "lockstep")}
+        self.log.info("scored", episode=episode, game=info["game"], level=info["level"], score=metrics["score"],
+                      frames=frames, reason=metrics["reason"])
+        self._add(metrics)
+        self.summarize("vmage", self._summary())
+        await self.end_episode(episode, **metrics)
+
+    def _add(self, m: dict[str, Any]) -> None:
+        key = f"{m['game']}/{m['level']}"
+        t = self.totals.setdefault(key, {"game": m["game"], "level": m["level"], "episodes": 0, "score_sum": 0.0,
+                                         "frames": 0, "valid_rate_sum": 0.0, "reasons": Counter()})
+        t["episodes"] += 1
+        t["score_sum"] += m["score"]
+        t["frames"] += m["frames"]
+        t["valid_rate_sum"] += m["valid_rate"]
+        t["reasons"][m["reason"]] += 1
+
+    def _summary(self) -> dict[str, Any]:
+        levels = {}
+        for key in sorted(self.totals, key=lambda k: (self.totals[k]["game"], self.totals[k]["level"])):
+            t = self.totals[key]
+            n = t["episodes"]
+            levels[key] = {"episodes": n, "score_mean": t["score_sum"] / n, "frames": t["frames"],
+                           "frames_mean": t["frames"] / n, "valid_rate_mean": t["valid_rate_sum"] / n,
+                           "reasons": dict(t["reasons"]),
+                           "paper": dict(PAPER_SCORES.get(t["game"], {}).get(t["level"], {}))}
+        return {"levels": levels}
