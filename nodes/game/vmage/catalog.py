@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from nodes.game.vmage.base import Game
 from nodes.game.vmage.flappy import FlappyBird
 from nodes.game.vmage.pong import Pong
+from nodes.game.vmage.race import Race, race_template
 
-GAMES: dict[str, type[Game]] = {"pong": Pong, "flappybird": FlappyBird}
+GAMES: dict[str, type[Game]] = {"pong": Pong, "flappybird": FlappyBird, "race": Race}
 
 
 def level_numbers(game: str) -> list[int]:
@@ -47,4 +48,6 @@ def template_for(game: str, level: int) -> str:
     if game == "flappybird":
         return "vmage_flappybird_no_gravity" if level <= 3 else "vmage_flappybird_keep" if level <= 6 \
             else "vmage_flappybird"
+    if game == "race":
+        return race_template(level)
     return f"vmage_{game}"

@@ -21,4 +21,14 @@ PAPER_SCORES: dict[str, dict[int, dict[str, float]]] = {
         6: {"random": 0.17, "human": 10.0, "gpt-4o": 1.88},
         7: {"random": 0.00, "human": 10.0, "gpt-4o": 0.60},
     },
+    "race": {  # Table 5; levels 7-9 are its "Level 1-3 No History" rows; level 6 is not in the table
+        1: {"random": 7.30, "human": 100.0, "gpt-4o": 99.99},
+        2: {"random": 1.06, "human": 100.0, "gpt-4o": 67.68},
+        3: {"random": 0.02, "human": 100.0, "gpt-4o": 48.94},
+        4: {"random": 14.59, "human": 100.0, "gpt-4o": 22.92},
+        5: {"random": 5.22, "human": 100.0, "gpt-4o": 16.67},
+        7: {"random": 1.06, "human": 100.0, "gpt-4o": 97.87},
+        8: {"random": 1.06, "human": 100.0, "gpt-4o": 39.57},
+        9: {"random": 0.00, "human": 100.0, "gpt-4o": 14.59},
+    },
 }
