@@ -35,7 +35,7 @@ GOLD = (240, 190, 40)
 GOLD_DARK = (170, 120, 20)
 
 _car_sprite: pygame.Surface | None = None
-_world: pygame.Surface | None = None
+_static: dict[tuple[object, float], pygame.Surface] = {}  # the newest layout's still picture, per scale
 
 
 def car_sprite() -> pygame.Surface:
@@ -69,34 +69,45 @@ def draw_trophy(surface: pygame.Surface, x: float, y: float) -> None:
     pygame.draw.rect(surface, GOLD_DARK, (cx - 11, cy + 12, 22, 7))
 
 
-def draw_world(game: Race, surface: pygame.Surface) -> None:
-    """The arena at 1:1: grass, the asphalt inside the white boundary, obstacles, trophy and car."""
-    surface.fill(GRASS)
-    for x in range(0, WIDTH, 64):
-        pygame.draw.rect(surface, GRASS_DARK, (x, 0, 32, HEIGHT))
-    pygame.draw.rect(surface, ASPHALT, ARENA)
-    pygame.draw.rect(surface, LINE, ARENA.inflate(12, 12), 6)
-    for rect in game.obstacles:
-        pygame.draw.rect(surface, BLOCK, rect)
-        pygame.draw.rect(surface, BLOCK_EDGE, rect, 4)
-        if rect.width > 40 and rect.height > 40:
-            pygame.draw.line(surface, BLOCK_EDGE, rect.topleft, rect.bottomright, 4)
-            pygame.draw.line(surface, BLOCK_EDGE, rect.topright, rect.bottomleft, 4)
-    draw_trophy(surface, game.trophy_x, game.trophy_y)
-    sprite = pygame.transform.rotate(car_sprite(), game.heading - 90.0)
-    surface.blit(sprite, sprite.get_rect(center=(round(game.x), round(game.y))))
+def still_world(game: Race, scale: float) -> pygame.Surface:
+    """Everything but the car, at ``scale``: drawn once per layout, since only the car moves."""
+    key = ((round(game.trophy_x), round(game.trophy_y), *(tuple(r) for r in game.obstacles)), scale)
+    surface = _static.get(key)
+    if surface is None:
+        surface = pygame.Surface((WIDTH, HEIGHT))
+        surface.fill(GRASS)
+        for x in range(0, WIDTH, 64):
+            pygame.draw.rect(surface, GRASS_DARK, (x, 0, 32, HEIGHT))
+        pygame.draw.rect(surface, ASPHALT, ARENA)
+        pygame.draw.rect(surface, LINE, ARENA.inflate(12, 12), 6)
+        for rect in game.obstacles:
+            pygame.draw.rect(surface, BLOCK, rect)
+            pygame.draw.rect(surface, BLOCK_EDGE, rect, 4)
+            if rect.width > 40 and rect.height > 40:
+                pygame.draw.line(surface, BLOCK_EDGE, rect.topleft, rect.bottomright, 4)
+                pygame.draw.line(surface, BLOCK_EDGE, rect.topright, rect.bottomleft, 4)
+        draw_trophy(surface, game.trophy_x, game.trophy_y)
+        if scale != 1.0:
+            surface = pygame.transform.smoothscale(surface, (round(WIDTH * scale), round(HEIGHT * scale)))
+        for old in [k for k in _static if k[1] == scale]:
+            del _static[old]
+        _static[key] = surface
+    return surface
 
 
 def draw(game: Race, surface: pygame.Surface) -> None:
+    """The map view: the arena as it is; the car view: the arena at 3/4 scale moved under a
+    camera that keeps the car in the middle of the window."""
+    sprite = car_sprite()
     if game.view == "map":
-        draw_world(game, surface)
-        return
-    global _world
-    if _world is None:
-        _world = pygame.Surface((WIDTH, HEIGHT))
-    draw_world(game, _world)
-    scaled = pygame.transform.scale(_world, (round(WIDTH * CAR_SCALE), round(HEIGHT * CAR_SCALE)))
-    surface.fill(GRASS_DARK)
-    left = WIDTH / 2 - game.x * CAR_SCALE
-    top = HEIGHT / 2 - game.y * CAR_SCALE
-    surface.blit(scaled, (math.floor(left), math.floor(top)))
+        surface.blit(still_world(game, 1.0), (0, 0))
+        centre = (round(game.x), round(game.y))
+    else:
+        surface.fill(GRASS_DARK)
+        left = math.floor(WIDTH / 2 - game.x * CAR_SCALE)
+        top = math.floor(HEIGHT / 2 - game.y * CAR_SCALE)
+        surface.blit(still_world(game, CAR_SCALE), (left, top))
+        sprite = pygame.transform.smoothscale(sprite, (round(CAR_WIDTH * CAR_SCALE), round(CAR_LENGTH * CAR_SCALE)))
+        centre = (WIDTH // 2, HEIGHT // 2)
+    turned = pygame.transform.rotate(sprite, game.heading - 90.0)
+    surface.blit(turned, turned.get_rect(center=centre))
