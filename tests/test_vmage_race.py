@@ -133,6 +133,18 @@ def test_the_car_view_accelerates_along_its_facing_and_steers_from_the_drivers_s
     assert low.speed == -race.TOP_SPEED / 2
 
 
+def test_no_key_held_stands_on_the_map_and_coasts_in_the_car():
+    game = Race(1, 0)  # the realtime clock's idle action while no decision has arrived
+    x, y = game.x, game.y
+    decide(game, "NONE", 5, None)
+    assert (game.x, game.y) == (x, y) and not game.over
+    game = Race(5, 0)
+    decide(game, "FORWARD", 3, None)
+    speed, x = game.speed, game.x
+    decide(game, "NONE", 3, None)
+    assert speed * race.DRAG**3 == pytest.approx(game.speed) and game.x != x
+
+
 # --- end and score rules ---------------------------------------------------------------------------------
 def test_the_trophy_scores_100_and_ends_the_episode():
     game = Race(1, 0)
@@ -283,6 +295,17 @@ async def test_the_env_serves_each_levels_actions_template_and_oracle():
         assert obs["actions"] == ["FORWARD", "BACKWARD", "LEFT", "RIGHT"]
         await probe.publish("action", {"stop": True, "reason": "done"}, step=0)
         await h.wait_finished(20)
+
+
+def test_the_gpt4o_launch_file_leaves_the_memory_to_each_levels_template(monkeypatch, tmp_path):
+    from kernel.launchfile import load, resolve_path
+
+    monkeypatch.setenv("OPENAI_API_KEY", "not-used")
+    lf = load(resolve_path(env_tests.launch_file(tmp_path, "vmage_race_gpt4o")))
+    agent = lf.node("agent").params
+    assert "am" not in agent and "om" not in agent and "history" not in agent and agent["images"] is True
+    assert lf.node("model").params["sampling"] == {"temperature": 0.8, "top_p": 0.9, "max_tokens": 2048}
+    assert lf.node("env").params["level"] == "all" and lf.node("env").clock.mode == "lockstep"
 
 
 # --- launch run through real processes ---------------------------------------------------------------------------
