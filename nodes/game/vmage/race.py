@@ -16,10 +16,11 @@ in framebus, so the game is unchanged and the level names its own prompt templat
 defaults give the agent no memory (am 0, om 1); see catalog.template_for and docs/vmage.md.
 
 Touching the trophy scores 100 and ends the episode; touching the arena's white boundary or an
-obstacle ends it at 0, as does reaching the level's ``max_rounds`` frames (100 on level 1, 150 on
-the others). Layouts follow the spec's randomisation (the car and the trophy on opposite sides,
-mirrored at random, heights drawn; level 2's square block and level 3's short wall midway between
-them); distances and speeds are ours, in pixels of the 1024x768 window and per logic frame.
+obstacle ends it at 0, as does reaching the level's ``max_rounds`` frames (100 on level 1 and its
+No History variant, 150 on the others). Layouts follow the spec's randomisation (the car and the
+trophy on opposite sides, mirrored at random, heights drawn; level 2's square block and level 3's
+short wall midway between them); distances and speeds are ours, in pixels of the 1024x768 window
+and per logic frame.
 """
 
 from __future__ import annotations
@@ -133,7 +134,8 @@ class Race(Game):
         for rect in self.obstacles:
             rect.center = (round(mid[0]), round(mid[1]))
         self.start_distance = self.distance()
-        self._field: dict[tuple[int, int], int] | None = None
+        self._field: dict[tuple[int, int], int] | None = None  # the map planner's, made at its first call
+        self._origin = (self.x, self.y)
 
     # logic ---------------------------------------------------------------------------------------
     def tick(self, action: str) -> None:
@@ -214,8 +216,8 @@ class Race(Game):
 
     def _map_policy(self) -> str:
         if self._field is None:  # breadth-first distances to the trophy over the cells the car can reach
-            self._origin = (self.x, self.y)
-            free = {}
+            self._origin = (self.x, self.y)  # the grid of the car's reachable positions from here
+            free: dict[tuple[int, int], bool] = {}  # reachable cell -> whether the trophy is touched there
             for i in range(-40, 41):
                 for j in range(-30, 31):
                     x, y = self._cell_xy((i, j))
@@ -232,8 +234,8 @@ class Race(Game):
             self._field = field
         here = (round((self.x - self._origin[0]) / self.step), round((self.y - self._origin[1]) / self.step))
         moves = {"LEFT": (-1, 0), "RIGHT": (1, 0), "UP": (0, -1), "DOWN": (0, 1)}
-        best = min(moves, key=lambda a: self._field.get((here[0] + moves[a][0], here[1] + moves[a][1]), 10**6))
-        return best
+        field = self._field
+        return min(moves, key=lambda a: field.get((here[0] + moves[a][0], here[1] + moves[a][1]), 10**6))
 
     def _car_target(self) -> tuple[float, float]:
         """The next point of the shortest way to the trophy round the obstacles' corners (a
