@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from nodes.game.vmage.base import Game
 from nodes.game.vmage.flappy import FlappyBird
 from nodes.game.vmage.pong import Pong
+from nodes.game.vmage.tempest import TempestRun
 
-GAMES: dict[str, type[Game]] = {"pong": Pong, "flappybird": FlappyBird}
+GAMES: dict[str, type[Game]] = {"pong": Pong, "flappybird": FlappyBird, "tempestrun": TempestRun}
 
 
 def level_numbers(game: str) -> list[int]:
