@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from nodes.game.vmage.tempest import TempestRun
 
 BEHIND = 30.0  # the camera's distance behind the runner
-NEAR = 1.0  # nothing nearer the camera than this is drawn
+NEAR = 10.0  # nothing nearer the camera than this is drawn (it would be off the screen)
 FOCAL = 800.0  # pixels per unit at one unit of depth
 CENTRE = (WIDTH / 2, HEIGHT / 2)
 
@@ -62,18 +62,18 @@ def draw_tempest(game: TempestRun, surface: pygame.Surface) -> None:
     rings = [z for z in rings if camera + NEAR <= z <= game.z + FORESIGHT] or [game.z]
     near, far = camera + NEAR, rings[-1]
     edges = [near] + [z for z in rings if z > near]
+    seams = [(i + 0.5) * LANE_ANGLE - game.angle for i in range(LANES)]  # seam i: between lanes i and i + 1
+    corners = {z: [project(angle, RADIUS, z - camera) for angle in seams] for z in edges}
     for a, b in reversed(list(zip(edges, edges[1:]))):  # the floor panels between rings, far to near
+        front, back = corners[a], corners[b]
         for lane in range(LANES):
-            angle = lane * LANE_ANGLE - game.angle
             colour = OWN_PANEL if lane == game.lane else PANEL[(lane + round(b / game.cell)) % 2]
-            front, back = _panel(angle, a - camera), _panel(angle, b - camera)
-            pygame.draw.polygon(surface, colour, [front[0], front[1], back[1], back[0]])
+            pygame.draw.polygon(surface, colour, [front[lane - 1], front[lane], back[lane], back[lane - 1]])
     for z in reversed(rings):  # the neon rings
-        points = [project((i + 0.5) * LANE_ANGLE - game.angle, RADIUS, z - camera) for i in range(LANES)]
-        pygame.draw.polygon(surface, NEON, points, 2 if z - camera < 40 else 1)
+        if z > near:
+            pygame.draw.polygon(surface, NEON, corners[z], 2 if z - camera < 40 else 1)
     for i in range(LANES):  # the seams between lanes, from the nearest ring to the farthest
-        angle = (i + 0.5) * LANE_ANGLE - game.angle
-        pygame.draw.line(surface, NEON, project(angle, RADIUS, NEAR), project(angle, RADIUS, far - camera), 1)
+        pygame.draw.line(surface, NEON, corners[near][i], corners[far][i] if far in corners else corners[near][i], 1)
     drawn = sorted((o for o in game.obstacles if not o.kicked and o.z + DEPTH > near and o.z < game.z + FORESIGHT),
                    key=lambda o: -o.z)
     runner_drawn = False
