@@ -10,7 +10,9 @@ import statistics
 
 import numpy as np
 import pytest
+import yaml
 
+from kernel.sdk.node import Node, service
 from kernel.sdk.testing import Harness
 from nodes.game.vmage import tempest
 from nodes.game.vmage.base import DT, decide, play, render
@@ -18,6 +20,7 @@ from nodes.game.vmage.catalog import GAMES, cells, template_for
 from nodes.game.vmage.node import VmageEnv
 from nodes.game.vmage.paper import PAPER_SCORES
 from nodes.game.vmage.tempest import LANES, Obstacle, TempestRun
+from tests.helpers import ROOT
 from tests.test_vmage_env import run_launch
 
 
@@ -248,3 +251,39 @@ def test_launch_random_tempestrun_plays_each_level_until_death(tmp_path):
     levels = summary["vmage"]["levels"]
     assert set(levels) == {f"tempestrun/{n}" for n in range(1, 5)}
     assert levels["tempestrun/1"]["paper"]["random"] == 385.72
+
+
+class SlidingModel(Node):
+    """Answers SLIDE in V-MAGE's format, every other time with extra words (an invalid reply)."""
+
+    def __init__(self) -> None:
+        self.systems: list[str] = []
+
+    @service("chat")
+    def chat(self, body: dict) -> dict:
+        self.systems.append(body["messages"][0]["content"])
+        action = "SLIDE" if len(self.systems) % 2 else "SLIDE (to kick the enemy)"
+        return {"text": f"Observation: a tunnel\nReasoning: duck\nAction: {action}",
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1}, "latency_s": 0.0, "cost_usd": 0.0}
+
+
+async def test_llm_agent_takes_the_tempestrun_template_and_its_six_actions(tmp_path):
+    template = yaml.safe_load((ROOT / "nodes/agent/templates/vmage_tempestrun.yaml").read_text())
+    for name in TempestRun.levels[1].actions:
+        assert f". {name}:" in template["system"] and name in template["io"]["online"]
+    model = SlidingModel()
+    h = Harness(quiet=True, episodes=1, run_dir=tmp_path)
+    h.add("env", "nodes.game.vmage.node:VmageEnv", params={"game": "tempestrun", "level": 1, "max_rounds": 12},
+          inputs={"action": "agent/action"}, clock={"mode": "lockstep"})
+    h.add("agent", "nodes.agent.llm:LLMAgent", params={"model": "model", "images": False},
+          inputs={"obs": {"from": "env/obs", "policy": "fifo"}})
+    h.add("judge", "nodes.judge.vmage:VmageJudge", inputs={"step": {"from": "env/step", "policy": "block"}})
+    h.local("model", model)
+    async with h:
+        await h.start()
+        status, _ = await h.wait_finished(60)
+        assert status == "completed"
+        (record,) = h.kernel.book.records.values()
+    m = record["metrics"]
+    assert (m["frames"], m["invalid"], m["reason"]) == (12, 3, "max_rounds")  # 4 valid decisions, 3 invalid
+    assert "Tempest Run" in model.systems[0] and "RISE" in model.systems[0]
