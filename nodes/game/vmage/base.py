@@ -58,6 +58,9 @@ class Game:
     name: ClassVar[str] = "game"
     size: ClassVar[tuple[int, int]] = (640, 480)  # the native window, width x height
     levels: ClassVar[dict[int, Level]] = {}
+    repeats: ClassVar[bool] = True
+    """Whether a decision's action is held on its other sample frames (False: TempestRun, whose
+    actions are key events, sends nothing there)."""
 
     def __init__(self, level: int, seed: int) -> None:
         self.level = self.levels[level]
@@ -147,11 +150,12 @@ def font(size: int) -> pygame.font.Font:
     return _fonts[size]
 
 
-def decide(game: Game, action: str, frames: int, limit: int | None, *, repeat: bool = True,
+def decide(game: Game, action: str, frames: int, limit: int | None, *, repeat: bool | None = None,
            on_frame: Callable[[Game], None] | None = None) -> int:
-    """Play one decision: ``action`` on the first frame and (``repeat``) on the rest of the
-    ``frames``, or the level's idle action on the rest; stops early when the game ends or the
-    frame ``limit`` is reached (ending it). Returns the frames played."""
+    """Play one decision: ``action`` on the first frame and (``repeat``, by default the game's
+    ``repeats``) on the rest of the ``frames``, or the level's idle action on the rest; stops early
+    when the game ends or the frame ``limit`` is reached (ending it). Returns the frames played."""
+    repeat = game.repeats if repeat is None else repeat
     played = 0
     for i in range(frames):
         if game.over:

@@ -13,8 +13,9 @@ from nodes.game.vmage.base import Game
 from nodes.game.vmage.flappy import FlappyBird
 from nodes.game.vmage.pong import Pong
 from nodes.game.vmage.race import Race, race_template
+from nodes.game.vmage.tempest import TempestRun
 
-GAMES: dict[str, type[Game]] = {"pong": Pong, "flappybird": FlappyBird, "race": Race}
+GAMES: dict[str, type[Game]] = {"pong": Pong, "flappybird": FlappyBird, "race": Race, "tempestrun": TempestRun}
 
 
 def level_numbers(game: str) -> list[int]:

@@ -4,7 +4,8 @@ Parameters: ``launch describe vmage.env``. Episode i plays cell ``i % cells`` of
 with seed ``i // cells`` (catalog.py). Each decision plays the level's ``sample_frames`` logic
 frames under the lockstep clock (the game is frozen while the agent thinks, as V-MAGE does), or a
 single frame per clock tick under the realtime clock (set its ``fps: 30``; the newest action is
-held, and no action yet means the idle one, so the world runs on while the model thinks).
+held, and no action yet means the idle one, so the world runs on while the model thinks; a game
+whose actions are key events, TempestRun, gets each action on one tick only and idles after it).
 
 A decision without an action (an unparsable reply sent as none, or an invalid body) does not
 advance the game in lockstep, as in V-MAGE; ``stall_limit`` of them in a row end the episode, so
@@ -22,19 +23,20 @@ from kernel.sdk.node import Episode, service
 from nodes.game.vmage.base import DEFAULT_HEIGHT, FRAME_CAP, Game, decide, render
 from nodes.game.vmage.catalog import GAMES, cells, episode_cell, template_for
 
-GameName = Literal["pong", "flappybird", "race"]
+GameName = Literal["pong", "flappybird", "race", "tempestrun"]
 
 
 class VmageParams(EnvParams):
-    game: GameName = Field(..., description="the game: pong, flappybird or race")
+    game: GameName = Field(..., description="the game: pong, flappybird, race or tempestrun")
     level: int | list[int] | Literal["all"] = Field("all", description="the levels to play (pong 1-3, "
-                                                    "flappybird 1-7, race 1-9), one number, a list or all")
+                                                    "flappybird 1-7, race 1-9, tempestrun 1-4), one number, "
+                                                    "a list or all")
     height: int = Field(DEFAULT_HEIGHT, gt=0, description="frames are the whole window scaled to this height "
                         "(V-MAGE: 360; its ablations 120/240/480)")
     sample_frames: int | None = Field(None, gt=0, description="logic frames per decision in lockstep (default "
                                       "the level's: pong 3, flappybird 5 on levels 1-3 and 3 after)")
     max_rounds: int | None = Field(None, gt=0, description="frames per episode at most (default the level's; "
-                                   "V-MAGE sets none for pong and flappybird, so frame_cap applies)")
+                                   "V-MAGE sets none for pong, flappybird or tempestrun, so frame_cap applies)")
     frame_cap: int = Field(FRAME_CAP, gt=0, description="frames at most where the level sets no limit (ours, "
                            "not V-MAGE's: a policy that never fails still ends)")
     stall_limit: int = Field(100, gt=0, description="decisions in a row without an action that end the episode")
@@ -60,6 +62,7 @@ class VmageEnv(EnvNode):
         self.round = 0
         self.stalls = 0
         self.last_info = "Game is running."
+        self.decisions_seen = 0  # the realtime clock's count of decisions when an action was last applied
 
     async def reset(self, episode: Episode) -> None:
         name, level, self.round = episode_cell(self.cells, episode.index)
@@ -104,6 +107,9 @@ class VmageEnv(EnvNode):
                 game.end("stalled: no action for stall_limit decisions in a row")
         else:
             self.stalls = 0
+            if self.realtime and not game.repeats:  # a key event fires once, not on every tick it is the newest
+                decisions = int(getattr(self.clock, "decisions", 0))
+                action, self.decisions_seen = (action if decisions != self.decisions_seen else None), decisions
             played = decide(game, action or game.level.idle, self._frames(), self._limit())
             self.last_info = game.info()
         return StepResult(game.score - before, game.over, self._info(played))

@@ -1,4 +1,4 @@
-"""The paper's per-level average scores (spec §5.3, Tables 6 and 8), printed beside ours.
+"""The paper's per-level average scores (spec §5.3, Tables 6, 8 and 9), printed beside ours.
 
 Random is V-MAGE's uniform random agent, Human its five players' average (round numbers, likely
 a stopping point), GPT-4o the strongest model of the main table.
@@ -30,5 +30,11 @@ PAPER_SCORES: dict[str, dict[int, dict[str, float]]] = {
         7: {"random": 1.06, "human": 100.0, "gpt-4o": 97.87},
         8: {"random": 1.06, "human": 100.0, "gpt-4o": 39.57},
         9: {"random": 0.00, "human": 100.0, "gpt-4o": 14.59},
+    },
+    "tempestrun": {
+        1: {"random": 385.72, "human": 2000.0, "gpt-4o": 466.25},
+        2: {"random": 271.65, "human": 1500.0, "gpt-4o": 361.44},
+        3: {"random": 190.71, "human": 1000.0, "gpt-4o": 213.73},
+        4: {"random": 157.17, "human": 800.0, "gpt-4o": 177.60},
     },
 }
