@@ -150,6 +150,13 @@ def test_run_folders_named_merged_and_refused(tmp_path: Path) -> None:
         load_entrants([tmp_path / "rp2", rand_flappy], parse_names([f"{tmp_path / 'rp2'}=x"]))
     with pytest.raises(EloError, match="at least two"):
         load_entrants([rand_pong])
+    cut = _fake_run(tmp_path / "cut", "agent.scripted", pong)
+    lines = (cut / "episodes.jsonl").read_text().splitlines()
+    last = json.loads(lines[-1])
+    last["metrics"]["reason"] = "stopped: run timeout"  # the run ended it, not the game
+    (cut / "episodes.jsonl").write_text("\n".join([*lines[:-1], json.dumps(last)]) + "\n")
+    ents = load_entrants([rand_pong, cut])
+    assert len(ents[1].results) == 2 and ents[1].cut == 1
 
 
 def test_cli_refuses_with_the_run_folder_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -220,11 +220,16 @@ def rank(entrants: Sequence[Entrant], rounds: int = ROUNDS, permutations: int = 
     playing = sorted(set(pool.a.tolist()) | set(pool.b.tolist()))
     avg = {n: float(np.mean([per_game[g][n] for g in per_game if n in per_game[g]])) for n in names
            if any(n in per_game[g] for g in per_game)}
+    for n in names:
+        if n not in avg:
+            notes.append(f"{n}: drew no match (too few --rounds for the pairs that share rounds); not ranked")
     for n in avg:
         missing = [g for g in games if n not in per_game[g]]
         if missing:
             notes.append(f"{n}: Avg. ELO is over its games only; it has no matches in {', '.join(missing)}")
     for e in entrants:
+        if e.cut:
+            notes.append(f"{e.name}: {e.cut} episode(s) left out, cut short by the run rather than ended by the game")
         if len(e.clocks) > 1:
             notes.append(f"{e.name}: episodes played under different clocks ({', '.join(sorted(e.clocks))})")
     clocks = {c for e in entrants for c in e.clocks}
@@ -302,7 +307,7 @@ def print_table(result: dict[str, Any], out: TextIO, paper: bool = True) -> None
         pr = row["paper"]
         levels.add_row(cell, *[f"{row['ours'][n]['score_mean']:.2f} (n={row['ours'][n]['episodes']})"
                                if n in row["ours"] else "-" for n in names],
-                       f"{pr['random']:.2f} / {pr['human']:.0f}" if pr else "-")
+                       " / ".join("-" if pr.get(x) is None else f"{pr[x]:.2f}" for x in ("random", "human")))
     console.print(levels)
     for note in result["notes"]:
         console.print(f"note: {note}")

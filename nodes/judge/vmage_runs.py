@@ -40,6 +40,7 @@ class Entrant:
     runs: list[Path] = field(default_factory=list)
     results: dict[Key, Result] = field(default_factory=dict)
     clocks: set[str] = field(default_factory=set)
+    cut: int = 0  # episodes left out: stopped by the run, not ended by the game
 
 
 REQUIRED = ("game", "level", "round", "score", "valid_rate")
@@ -107,8 +108,11 @@ def run_name(run: Path) -> str:
     return f"{name} (text)" if params.get("images") is False else name
 
 
-def read_run(run: Path) -> tuple[dict[Key, Result], set[str]]:
-    """The run's V-MAGE results by (game, level, round), and the clocks they were played under."""
+def read_run(run: Path) -> tuple[dict[Key, Result], set[str], int]:
+    """The run's V-MAGE results by (game, level, round), the clocks they were played under, and how
+    many episodes were left out because the run cut them short (a timeout or a stop: reason
+    'stopped: ...', or a status other than completed): their score is not the game's verdict, and
+    comparing it would charge the model for the run's end."""
     if not run.exists():
         raise EloError(f"{run}: no such run folder")
     if not run.is_dir():
@@ -116,10 +120,14 @@ def read_run(run: Path) -> tuple[dict[Key, Result], set[str]]:
     records = _episode_records(run)
     results: dict[Key, Result] = {}
     clocks: set[str] = set()
+    cut = 0
     for rec in records:
         m = rec.get("metrics")
         if not isinstance(m, dict) or any(m.get(k) is None for k in REQUIRED):
             continue  # not judged by judge.vmage (another benchmark, or an episode lost to a crash)
+        if rec.get("status", "completed") != "completed" or str(m.get("reason", "")).startswith("stopped"):
+            cut += 1
+            continue
         key = (str(m["game"]), int(m["level"]), int(m["round"]))
         if key in results:
             raise EloError(f"{run}: {key[0]} level {key[1]} round {key[2]} ended twice "
@@ -127,9 +135,10 @@ def read_run(run: Path) -> tuple[dict[Key, Result], set[str]]:
         results[key] = Result(float(m["score"]), float(m["valid_rate"]))
         clocks.add(str(m.get("clock", "lockstep")))
     if not results:
-        raise EloError(f"{run}: no V-MAGE episodes among its {len(records)} ended episode(s) (none carries "
+        why = f" ({cut} cut short by the run)" if cut else ""
+        raise EloError(f"{run}: no V-MAGE episodes among its {len(records)} ended episode(s){why} (none carries "
                        f"{', '.join(REQUIRED)}: was it a vmage.env run judged by judge.vmage?)")
-    return results, clocks
+    return results, clocks, cut
 
 
 def parse_names(pairs: list[str]) -> dict[Path, str]:
@@ -156,7 +165,7 @@ def load_entrants(runs: list[Path], names: dict[Path, str] | None = None) -> lis
         if resolved in seen:
             raise EloError(f"{run}: given twice")
         seen.add(resolved)
-        results, clocks = read_run(run)
+        results, clocks, cut = read_run(run)
         name = names.pop(resolved, None) or run_name(run)
         ent = by_name.setdefault(name, Entrant(name))
         clash = sorted(set(results) & set(ent.results))
@@ -167,6 +176,7 @@ def load_entrants(runs: list[Path], names: dict[Path, str] | None = None) -> lis
         ent.runs.append(run)
         ent.results.update(results)
         ent.clocks |= clocks
+        ent.cut += cut
     if names:
         raise EloError(f"--name {next(iter(names))}: that run folder is not among the runs given")
     if len(by_name) < 2:
