@@ -1,0 +1,202 @@
+"""Run folders as V-MAGE ELO entrants: each run's judged episodes and the model that played them.
+
+The ELO judge reads finished run folders, not the bus, so it stands apart from the kernel: the
+files it needs (``episodes.jsonl``, ``results.sqlite``, ``launch.yaml``) are read here with the
+standard library and PyYAML. A model's results may be spread over several runs (one per game), so
+runs that carry the same name are one entrant, as long as they never played the same
+(game, level, round) twice; two runs of one model on the same layouts need ``--name`` to tell
+them apart.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+class EloError(Exception):
+    """A problem with the runs given, worded for the person who gave them."""
+
+
+Key = tuple[str, int, int]  # (game, level, round): the round is the layout's seed
+
+
+@dataclass(frozen=True)
+class Result:
+    """What V-MAGE's outcome compares (spec §4 eq. 2): the score first, then the valid rate."""
+
+    score: float
+    valid_rate: float
+
+
+@dataclass
+class Entrant:
+    name: str
+    runs: list[Path] = field(default_factory=list)
+    results: dict[Key, Result] = field(default_factory=dict)
+    clocks: set[str] = field(default_factory=set)
+    cut: int = 0  # episodes left out: stopped by the run, not ended by the game
+
+
+REQUIRED = ("game", "level", "round", "score", "valid_rate")
+
+
+def _episode_records(run: Path) -> list[dict[str, Any]]:
+    """The run's ended episodes: ``episodes.jsonl`` is written before each acknowledgement, so it
+    holds every ended episode; the database is the fallback for a folder without the mirror."""
+    mirror = run / "episodes.jsonl"
+    if mirror.exists():
+        out = []
+        for line in mirror.read_text(errors="replace").splitlines():
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue  # a line cut by a crash was never acknowledged
+            if isinstance(rec, dict):
+                out.append(rec)
+        return out
+    db = run / "results.sqlite"
+    if db.exists():
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            rows = con.execute("SELECT episode_id, status, metrics FROM episodes").fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise EloError(f"{run}: results.sqlite cannot be read ({exc})") from exc
+        finally:
+            con.close()
+        return [{"episode_id": eid, "status": status, "metrics": json.loads(m)} for eid, status, m in rows]
+    raise EloError(f"{run}: not a run folder of `launch run` (no episodes.jsonl or results.sqlite in it)")
+
+
+def run_name(run: Path) -> str:
+    """The entrant's name from the launch file the run recorded: the model an LLM agent called (with
+    '(text)' when it saw no images: the perceptual-skipping variant), else the agent's kind
+    (random, scripted, human); the folder's name when the launch file says neither."""
+    path = run / "launch.yaml"
+    try:
+        spec = yaml.safe_load(path.read_text()) if path.exists() else None
+    except yaml.YAMLError:
+        spec = None
+    nodes = spec.get("nodes") if isinstance(spec, dict) else None
+    if not isinstance(nodes, list):
+        return run.resolve().name
+    by_id = {n.get("id"): n for n in nodes if isinstance(n, dict)}
+    agents = [n for n in by_id.values() if str(n.get("uses", "")).startswith("agent.")]
+    if len(agents) != 1:
+        return run.resolve().name
+    agent = agents[0]
+    params = agent.get("params") or {}
+    kind = str(agent["uses"]).split(".", 1)[1]
+    model = params.get("model")
+    if kind != "llm" or not model:
+        return kind
+    node = by_id.get(model)
+    if isinstance(node, dict):  # the model param names the model node: its served model
+        mp = node.get("params") or {}
+        serve = mp.get("serve")
+        if isinstance(serve, dict):
+            model = serve.get("served_name") or serve.get("model") or (
+                "smollm2-135m-instruct" if serve.get("kind", "vllm-cpu") == "vllm-cpu" else serve.get("kind"))
+        else:
+            model = mp.get("model", "gpt-4o")  # model.chat's default
+    name = str(model)
+    return f"{name} (text)" if params.get("images") is False else name
+
+
+def read_run(run: Path) -> tuple[dict[Key, Result], set[str], int]:
+    """The run's V-MAGE results by (game, level, round), the clocks they were played under, and how
+    many episodes were left out because the run cut them short (a timeout or a stop: reason
+    'stopped: ...', or a status other than completed): their score is not the game's verdict, and
+    comparing it would charge the model for the run's end."""
+    if not run.exists():
+        raise EloError(f"{run}: no such run folder")
+    if not run.is_dir():
+        raise EloError(f"{run}: not a run folder (it is a file)")
+    records = _episode_records(run)
+    results: dict[Key, Result] = {}
+    clocks: set[str] = set()
+    cut = 0
+    for rec in records:
+        m = rec.get("metrics")
+        if not isinstance(m, dict) or any(m.get(k) is None for k in REQUIRED):
+            continue  # not judged by judge.vmage (another benchmark, or an episode lost to a crash)
+        if rec.get("status", "completed") != "completed" or str(m.get("reason", "")).startswith("stopped"):
+            cut += 1
+            continue
+        key = (str(m["game"]), int(m["level"]), int(m["round"]))
+        if key in results:
+            raise EloError(f"{run}: {key[0]} level {key[1]} round {key[2]} ended twice "
+                           f"(episode {rec.get('episode_id')}); a run plays each layout once")
+        results[key] = Result(float(m["score"]), float(m["valid_rate"]))
+        clocks.add(str(m.get("clock", "lockstep")))
+    if not results:
+        why = f" ({cut} cut short by the run)" if cut else ""
+        raise EloError(f"{run}: no V-MAGE episodes among its {len(records)} ended episode(s){why} (none carries "
+                       f"{', '.join(REQUIRED)}: was it a vmage.env run judged by judge.vmage?)")
+    return results, clocks, cut
+
+
+def parse_names(pairs: list[str]) -> dict[Path, str]:
+    """``--name RUN=MODEL`` flags by resolved run folder."""
+    out: dict[Path, str] = {}
+    for pair in pairs:
+        run, sep, name = pair.partition("=")
+        if not sep or not run or not name.strip():
+            raise EloError(f"--name {pair!r}: expected RUN=MODEL (a run folder given, then the name to show)")
+        out[Path(run).resolve()] = name.strip()
+    return out
+
+
+def load_entrants(runs: list[Path], names: dict[Path, str] | None = None) -> list[Entrant]:
+    """Entrants sorted by name (so the order the runs were given changes nothing), each the union of
+    its runs' results; errors name the run folder and what is wrong with it."""
+    if len(runs) < 2:
+        raise EloError("ELO ranks two or more runs; give at least two run folders")
+    names = dict(names or {})
+    seen: set[Path] = set()
+    by_name: dict[str, Entrant] = {}
+    for run in runs:
+        resolved = run.resolve()
+        if resolved in seen:
+            raise EloError(f"{run}: given twice")
+        seen.add(resolved)
+        results, clocks, cut = read_run(run)
+        name = names.pop(resolved, None) or run_name(run)
+        ent = by_name.setdefault(name, Entrant(name))
+        clash = sorted(set(results) & set(ent.results))
+        if clash:
+            g, lv, r = clash[0]
+            raise EloError(f"{run}: played {g} level {lv} round {r} like {ent.runs[0]}, and both are named "
+                           f"{name!r}; name them apart with --name {run}=OTHER")
+        ent.runs.append(run)
+        ent.results.update(results)
+        ent.clocks |= clocks
+        ent.cut += cut
+    if names:
+        raise EloError(f"--name {next(iter(names))}: that run folder is not among the runs given")
+    if len(by_name) < 2:
+        raise EloError(f"all runs are one entrant ({next(iter(by_name))!r}); name them apart with --name RUN=MODEL")
+    entrants = [by_name[n] for n in sorted(by_name)]
+    for ent in entrants:
+        others = set().union(*(set(o.results) for o in entrants if o is not ent))
+        if not set(ent.results) & others:
+            raise EloError(f"{ent.runs[0]}: shares no (game, level, round) with the other runs, so it has no "
+                           f"match to play (it has {_cells(ent)}; the others {_cells_of(others)})")
+    return entrants
+
+
+def _cells(ent: Entrant) -> str:
+    return _cells_of(set(ent.results))
+
+
+def _cells_of(keys: set[Key]) -> str:
+    by_level: dict[tuple[str, int], list[int]] = {}
+    for g, lv, r in keys:
+        by_level.setdefault((g, lv), []).append(r)
+    parts = [f"{g} {lv} rounds {min(rs)}-{max(rs)}" for (g, lv), rs in sorted(by_level.items())]
+    return ", ".join(parts[:4]) + (" ..." if len(parts) > 4 else "") if parts else "nothing"

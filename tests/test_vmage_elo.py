@@ -1,0 +1,205 @@
+"""The V-MAGE ELO judge: the update pinned to hand-computed numbers, the order averaging, the pairing
+on shared layouts, run folders read and refused, and two real runs ranked through the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from itertools import permutations
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nodes.judge.vmage_elo import (Pool, build_pool, elo_passes, expected, human_ratio, main, outcome, rank,
+                                   stabilized, update)
+from nodes.judge.vmage_runs import EloError, Entrant, Result, load_entrants, parse_names, run_name
+from tests.helpers import ROOT, launch, launch_env
+
+# A beats B, B draws C, C beats A: a cycle, so the order of the matches decides the ratings.
+CYCLE = Pool(np.array([0, 1, 2]), np.array([1, 2, 0]), np.array([1.0, 0.5, 1.0]), np.array(["g"] * 3),
+             np.zeros(3, int), np.zeros(3, int))
+# by hand (eqs. 4-5, K 32, from 1500): A-B even, A 1516 B 1484; B-C: E_B = 1/(1+10^(16/400)) = 0.4769915,
+# B +0.7363068; C-A: E_C = 1/(1+10^((1516-1499.2636932)/400)), C +16.7701398
+IN_ORDER = [1499.2298601853572, 1484.736306793522, 1516.0338330211207]
+REVERSED = [1500.7701398146428, 1483.9661669788793, 1515.263693206478]
+ALL_ORDERS_MEAN = [1500.0, 1484.3726823946283, 1515.6273176053717]
+
+
+def test_expected_and_update_follow_eqs_4_5() -> None:
+    assert expected(1500, 1500) == pytest.approx(0.5, abs=1e-12)
+    assert expected(1600, 1400) == pytest.approx(1 / (1 + 10 ** (-200 / 400)), abs=1e-12)
+    assert update(1500, 1500, 1.0) == pytest.approx((1516.0, 1484.0), abs=1e-9)
+    ra, rb = update(1600, 1400, 0.5)  # E_A = 0.7597469, so the favourite loses 8.3119 on a draw
+    assert ra == pytest.approx(1591.6880983472654, abs=1e-6)
+    assert rb == pytest.approx(1408.3119016527346, abs=1e-6)
+    assert update(1600, 1400, 0.0, k=16) == pytest.approx((1600 - 16 * 0.7597469266, 1400 + 16 * 0.7597469266),
+                                                         abs=1e-6)
+
+
+def test_outcome_is_lexicographic_on_score_then_valid_rate() -> None:
+    assert outcome(Result(2, 0.5), Result(1, 1.0)) == 1.0  # the score decides first
+    assert outcome(Result(1, 0.8), Result(1, 0.9)) == 0.0  # equal scores: the valid rate breaks the tie
+    assert outcome(Result(1, 0.9), Result(1, 0.9)) == 0.5
+
+
+def test_a_sequential_pass_depends_on_the_order() -> None:
+    fwd = elo_passes(CYCLE, 3, np.array([[0, 1, 2]]))[0]
+    back = elo_passes(CYCLE, 3, np.array([[2, 1, 0]]))[0]
+    assert fwd == pytest.approx(IN_ORDER, abs=1e-6)
+    assert back == pytest.approx(REVERSED, abs=1e-6)
+    assert abs(fwd[0] - back[0]) > 1.0
+
+
+def test_the_mean_over_orders_is_the_stabilised_rating() -> None:
+    every = elo_passes(CYCLE, 3, np.array(list(permutations(range(3)))))
+    assert every.mean(axis=0) == pytest.approx(ALL_ORDERS_MEAN, abs=1e-6)
+    mean, sd = stabilized(CYCLE, 3, permutations=10_000, seed=0)
+    assert mean[0] == pytest.approx(ALL_ORDERS_MEAN, abs=0.05)  # 10^4 random shuffles approach the exact mean
+    assert mean[0].sum() == pytest.approx(4500.0, abs=1e-6)  # zero-sum: the pool averages 1500
+    assert sd[0, 0] > 0.5  # A's rating does move with the order
+    again, _ = stabilized(CYCLE, 3, permutations=10_000, seed=0)
+    assert np.array_equal(mean, again)  # a fixed seed: the same shuffles
+
+
+def test_ratings_average_1500_in_a_larger_pool() -> None:
+    rng = np.random.default_rng(3)
+    n = 400
+    a = rng.integers(0, 5, n)
+    b = (a + rng.integers(1, 5, n)) % 5
+    pool = Pool(a, b, rng.choice([0.0, 0.5, 1.0], n), np.array(["g"] * n), np.zeros(n, int), np.zeros(n, int))
+    mean, _ = stabilized(pool, 5, permutations=300)
+    assert mean[0].mean() == pytest.approx(1500.0, abs=1e-9)
+
+
+def _entrant(name: str, scores: dict[tuple[str, int, int], float], valid: float = 1.0) -> Entrant:
+    return Entrant(name, [Path(f"/runs/{name}")], {k: Result(v, valid) for k, v in scores.items()}, {"lockstep"})
+
+
+def test_matches_pair_episodes_on_shared_rounds_only() -> None:
+    a = _entrant("a", {("pong", 1, r): float(r) for r in range(4)})
+    b = _entrant("b", {("pong", 1, r): 1.5 for r in (1, 3, 5)})  # shares rounds 1 and 3 with a
+    pool, notes = build_pool([a, b], rounds=10, seed=0)
+    assert len(pool) == 10 and not notes
+    assert pool.round.tolist() == [1, 3] * 5  # match t plays shared round t mod 2
+    assert pool.s.tolist() == [0.0, 1.0] * 5  # a scored 1 then 3 against b's 1.5
+    c = _entrant("c", {("pong", 2, 0): 1.0})  # alone on its level: nothing to play there
+    _, notes = build_pool([a, b, c], rounds=10, seed=0)
+    assert any("pong level 2" in n for n in notes)
+
+
+def test_rank_puts_the_stronger_entrant_first_with_avg_and_pooled() -> None:
+    cells = [("pong", lv, r) for lv in (1, 2, 3) for r in range(3)] + [("flappybird", 7, r) for r in range(3)]
+    strong = _entrant("strong", {k: 5.0 for k in cells})
+    weak = _entrant("weak", {k: 1.0 for k in cells})
+    even = _entrant("even", {k: (5.0 if k[2] % 2 else 1.0) for k in cells})
+    res = rank([even, strong, weak], rounds=20, permutations=200)
+    assert list(res["avg_elo"]) == ["strong", "even", "weak"]
+    for g, table in res["per_game"].items():
+        assert sum(table.values()) / 3 == pytest.approx(1500.0, abs=1e-9), g
+    assert res["avg_elo"]["strong"] == pytest.approx(np.mean([res["per_game"][g]["strong"] for g in res["per_game"]]))
+    assert sum(res["pooled"].values()) / 3 == pytest.approx(1500.0, abs=1e-9)
+    assert res["avg_ratio_pct"]["strong"] == pytest.approx(50.0)  # 5 of the human 10 on pong and flappybird
+    assert res["matches"] == {"flappybird/7": 20, "pong/1": 20, "pong/2": 20, "pong/3": 20}
+
+
+def test_human_ratio_is_the_mean_of_per_level_ratios_per_game() -> None:
+    ent = _entrant("m", {("pong", 1, 0): 2.0, ("pong", 1, 1): 4.0, ("pong", 3, 0): 1.0, ("race", 1, 0): 50.0})
+    assert human_ratio(ent) == {"pong": pytest.approx((0.3 + 0.1) / 2)}  # race has no human score here yet
+
+
+def _fake_run(path: Path, agent: str, scores: dict[tuple[str, int, int], float], model: dict | None = None) -> Path:
+    path.mkdir(parents=True)
+    nodes = [{"id": "env", "uses": "vmage.env"}, {"id": "agent", "uses": agent, "params": model or {}}]
+    if agent == "agent.llm":
+        nodes.append({"id": "model", "uses": "model.chat", "params": {"model": "gpt-4o"}})
+    (path / "launch.yaml").write_text(json.dumps({"nodes": nodes}))
+    with (path / "episodes.jsonl").open("w") as fh:
+        for i, ((g, lv, r), s) in enumerate(sorted(scores.items())):
+            m = {"score": s, "valid_rate": 1.0, "game": g, "level": lv, "round": r, "clock": "lockstep"}
+            fh.write(json.dumps({"episode_id": f"ep{i:05d}", "status": "completed", "metrics": m}) + "\n")
+    return path
+
+
+def test_run_folders_named_merged_and_refused(tmp_path: Path) -> None:
+    pong = {("pong", 1, r): 1.0 for r in range(3)}
+    flappy = {("flappybird", 1, r): 1.0 for r in range(3)}
+    rand_pong = _fake_run(tmp_path / "rp", "agent.random", pong)
+    rand_flappy = _fake_run(tmp_path / "rf", "agent.random", flappy)
+    llm = _fake_run(tmp_path / "llm", "agent.llm", {**pong, **flappy}, {"model": "model"})
+    assert run_name(llm) == "gpt-4o" and run_name(rand_pong) == "random"
+    ents = load_entrants([llm, rand_flappy, rand_pong])
+    assert [e.name for e in ents] == ["gpt-4o", "random"]
+    assert len(ents[1].results) == 6  # one model's runs over two games are one entrant
+    with pytest.raises(EloError, match="named 'random'"):
+        load_entrants([rand_pong, _fake_run(tmp_path / "rp2", "agent.random", pong), llm])
+    ents = load_entrants([rand_pong, tmp_path / "rp2"], parse_names([f"{tmp_path / 'rp2'}=random-2"]))
+    assert [e.name for e in ents] == ["random", "random-2"]
+    with pytest.raises(EloError, match="no such run folder"):
+        load_entrants([rand_pong, tmp_path / "missing"])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(EloError, match="empty: not a run folder"):
+        load_entrants([rand_pong, tmp_path / "empty"])
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "episodes.jsonl").write_text(json.dumps({"episode_id": "ep00000", "metrics": {"success": 1}}) + "\n")
+    with pytest.raises(EloError, match="other: no V-MAGE episodes"):
+        load_entrants([rand_pong, other])
+    with pytest.raises(EloError, match="rf: shares no \\(game, level, round\\)"):
+        load_entrants([tmp_path / "rp2", rand_flappy], parse_names([f"{tmp_path / 'rp2'}=x"]))
+    with pytest.raises(EloError, match="at least two"):
+        load_entrants([rand_pong])
+    cut = _fake_run(tmp_path / "cut", "agent.scripted", pong)
+    lines = (cut / "episodes.jsonl").read_text().splitlines()
+    last = json.loads(lines[-1])
+    last["metrics"]["reason"] = "stopped: run timeout"  # the run ended it, not the game
+    (cut / "episodes.jsonl").write_text("\n".join([*lines[:-1], json.dumps(last)]) + "\n")
+    ents = load_entrants([rand_pong, cut])
+    assert len(ents[1].results) == 2 and ents[1].cut == 1
+
+
+def test_cli_refuses_with_the_run_folder_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = _fake_run(tmp_path / "a", "agent.random", {("pong", 1, 0): 1.0})
+    assert main([str(run), str(tmp_path / "nope")]) == 2
+    assert f"{tmp_path / 'nope'}: no such run folder" in capsys.readouterr().err
+
+
+def test_the_order_runs_are_given_in_changes_nothing(tmp_path: Path) -> None:
+    cells = [("pong", lv, r) for lv in (1, 2, 3) for r in range(4)]
+    rng = np.random.default_rng(5)
+    runs = [_fake_run(tmp_path / n, "agent.random", {k: float(rng.integers(0, 3)) for k in cells}) for n in "abc"]
+    names = [f"{r}={r.name}" for r in runs]
+    outs = []
+    for order in (runs, runs[::-1]):
+        out = tmp_path / f"out{len(outs)}.json"
+        assert main([*map(str, order), "--json", "--permutations", "300", "--out", str(out), *sum(
+            (["--name", n] for n in names), [])]) == 0
+        data = json.loads(out.read_text())
+        data.pop("entrants")
+        outs.append(data)
+    assert outs[0] == outs[1]
+
+
+def test_scripted_outranks_random_on_real_pong_runs(tmp_path: Path) -> None:
+    """Two short real runs through the launcher, then the CLI in its own process, as a user would."""
+    rand, scripted = tmp_path / "random", tmp_path / "scripted"
+    for launch_file, out, extra in (("vmage_pong_random.yaml", rand, []),
+                                    ("vmage_scripted.yaml", scripted, ["--set", "env.frame_cap=300"])):
+        proc = launch("run", f"launch/{launch_file}", "--out", str(out), "--set", "run.episodes=6", *extra,
+                      cwd=ROOT, timeout=240)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    cmd = [sys.executable, "-m", "nodes.judge.vmage_elo", str(rand), str(scripted), "--permutations", "2000"]
+    proc = subprocess.run([*cmd, "--json"], cwd=ROOT, env=launch_env(), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads(proc.stdout)
+    assert list(res["avg_elo"]) == ["scripted", "random"]
+    assert res["per_game"]["pong"]["scripted"] > 1500 > res["per_game"]["pong"]["random"]
+    assert res["matches"] == {"pong/1": 100, "pong/2": 100, "pong/3": 100}
+    assert {e["episodes"] for e in res["entrants"].values()} == {6}
+    table = subprocess.run(cmd, cwd=ROOT, env=launch_env(), capture_output=True, text=True, timeout=120)
+    assert table.returncode == 0, table.stderr
+    assert "V-MAGE ELO (ours)" in table.stdout and "Avg. ELO" in table.stdout and "Table 2" in table.stdout
+    lines = table.stdout.splitlines()
+    assert next(i for i, l in enumerate(lines) if "scripted" in l) < next(i for i, l in enumerate(lines)
+                                                                          if "│ random" in l)
