@@ -221,6 +221,34 @@ run: {episodes: 2}
     assert "nothing left to play but only 0/2 episodes were ended, none in the last 2 s" in summary["reason"]
 
 
+def test_a_judge_taking_longer_than_the_drain_time_for_one_episode_is_waited_for(tmp_path, monkeypatch):
+    """One episode's scoring may outlast the drain time (a model grader on a loaded machine): while
+    the judge's handler is still running, the run waits on."""
+    path = tmp_path / "slower.yaml"
+    path.write_text("""
+name: slower
+nodes:
+  - id: env
+    uses: hello.env
+    params: {max_steps: 2}
+    inputs: {action: agent/action}
+    clock: {mode: lockstep, deadline: 5.0, default_action: stay}
+  - id: agent
+    uses: hello.agent
+    inputs: {obs: env/obs}
+  - id: judge
+    uses: tests.nodes_extra:SlowJudge
+    params: {delay_s: 4.0}
+    inputs: {step: {from: env/step, policy: block, size: 64}}
+run: {episodes: 2}
+""")
+    monkeypatch.setenv("FRAMEBUS_DRAIN_S", "1.5")
+    result = launch("run", str(path), "--out", str(tmp_path / "run"), timeout=90)
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert result.returncode == 0, summary["reason"]
+    assert summary["status"] == "completed" and len(episodes(tmp_path / "run")) == 2
+
+
 def test_a_judge_whose_handler_raises_fails_the_run_naming_the_error(tmp_path, monkeypatch):
     """A judge's input handler that raises leaves its episode open: the run still ends (the drain
     timer), and its reason and errors table say which node's input failed and why."""

@@ -102,6 +102,7 @@ class NodeRuntime:
         self.services: dict[str, Callable[..., Any]] = {}
         self.handlers: dict[str, Callable[[Message], Awaitable[None]]] = {}
         self.handler_failures: dict[str, int] = {}  # input name -> its handler's exceptions
+        self.busy: dict[str, bool] = {}  # input name -> its handler is running (for the kernel's drain)
         for name, member in inspect.getmembers(type(node)):
             if hasattr(member, "__framebus_service__"):
                 self.services[member.__framebus_service__] = getattr(node, name)
@@ -347,6 +348,7 @@ class NodeRuntime:
         while True:
             msg = await queue.get()
             token = traceparent_var.set(msg.traceparent)
+            self.busy[name] = True
             try:
                 with tracing.span(f"{self.id}.{name}", parent=msg.traceparent):
                     await handler(msg)
@@ -354,6 +356,7 @@ class NodeRuntime:
                 log.exception("input handler failed", node=self.id, input=name)
                 self._handler_failed(name, exc)
             finally:
+                self.busy[name] = False
                 traceparent_var.reset(token)
                 del msg  # do not hold the last message (and its shared-memory slot) until the next one
 
@@ -435,6 +438,7 @@ class NodeRuntime:
         return {
             "inputs": {name: q.stats() for name, q in self.queues.items()},
             "queued": {name: len(q) for name, q in self.queues.items()},
+            "busy": {name: busy for name, busy in self.busy.items() if busy},
             "sent": dict(self.links.sent),
             "send_dropped": dict(self.links.send_dropped),
             "decode_errors": dict(self.bad.counts),

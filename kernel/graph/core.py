@@ -31,6 +31,7 @@ from kernel.launchfile import LaunchFile, NodeSpec
 
 log = structlog.get_logger("framebus.kernel")
 DRAIN_S = float(os.environ.get("FRAMEBUS_DRAIN_S", "30"))
+DRAIN_BUSY_ROUNDS = 10  # drain times a judge still at work (a handler running, messages queued) may take
 # Messages read per turn of the event loop: a flood on kernel.sock must leave turns to the
 # heartbeat timer (nodes exit after 3 s without one) and to the other sockets of the launcher.
 DRAIN_BATCH = 256
@@ -73,6 +74,7 @@ class Kernel:
         self.started = False
         self._drain_timer: asyncio.TimerHandle | None = None
         self._drain_mark = 0  # episodes ended when the drain timer was armed: it re-arms while they grow
+        self._drain_busy = 0  # drain times in a row that only a node still at work kept the run going
         self._drain_soon = False  # a _drain is already scheduled on the loop
         self.bad = BadTraffic(log, "dropped a bad control message")  # counts per source identity
         # episode.next asks answered later: node -> (routing id, cid). One per node: a newer ask
@@ -339,6 +341,12 @@ class Kernel:
                 # Judges may still be scoring the last episodes: give them time to end them.
                 self._arm_drain()
 
+    def _at_work(self) -> bool:
+        """A node other than the drivers is running an input handler or has messages queued (as its
+        last heartbeat said)."""
+        return any(any((s.stats.get("busy") or {}).values()) or any((s.stats.get("queued") or {}).values())
+                   for s in self.nodes.values() if not s.driver and s.state not in ("done", "stopped", "failed"))
+
     def _drivers_idle(self) -> bool:
         """Every driver finished, or waits for an episode that only an episode in flight can free."""
         return all(s.state in ("done", "stopped") or n in self._asks for n, s in self.nodes.items() if s.driver)
@@ -347,8 +355,9 @@ class Kernel:
         """No node is on its way back from a restart."""
         return not any(s.state in UNSETTLED for s in self.nodes.values())
 
-    def _arm_drain(self) -> None:
+    def _arm_drain(self, busy_rounds: int = 0) -> None:
         self._drain_mark = self.book.ended_count
+        self._drain_busy = busy_rounds
         self._drain_timer = asyncio.get_running_loop().call_later(DRAIN_S, self._drained)
 
     def _drained(self) -> None:
@@ -357,6 +366,11 @@ class Kernel:
             return  # an episode came back to the deck meanwhile and is being played again
         if self.book.ended_count > self._drain_mark:
             self._arm_drain()  # a slow judge (one that renders pages, asks a model) is still ending them
+            return
+        if self._drain_busy < DRAIN_BUSY_ROUNDS and self._at_work():
+            # One episode's scoring may take longer than DRAIN_S (a model grader on a loaded machine):
+            # wait on while a node still handles or holds messages, a bounded number of times.
+            self._arm_drain(self._drain_busy + 1)
             return
         last = self.book.store.last_error
         self.finish("failed", f"the drivers have nothing left to play but only {self.book.ended_count}/"
