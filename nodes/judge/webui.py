@@ -17,12 +17,15 @@ benchmark does. A broken page never crashes the judge: the scorer turns it into 
 A task that cannot be scored (its ground truth fails) ends the episode ``failed`` with the
 reason, never a silent 0. summary.json's ``webui`` section has our mean AES beside MageBench's
 Table 1 WebUI rows (``webui_paper``).
+
+Before ending an episode it keeps, for the report, the target's window beside the last round's
+page, as loaded and after each interaction, with each stage's score (``images``; ``webui_images``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -30,7 +33,7 @@ from kernel.sdk.node import Message, Node, NodeParams, on_input
 from nodes.browser.webui.render import Renderer
 from nodes.browser.webui.scoring import ERROR_KINDS, Report, score_folder
 from nodes.browser.webui.task import Task, TaskError, load_task
-from nodes.judge import webui_paper
+from nodes.judge import webui_images, webui_paper
 
 __all__ = ["WebUIJudge", "WebUIJudgeParams"]
 
@@ -39,6 +42,10 @@ class WebUIJudgeParams(NodeParams):
     chromium: str = Field("/usr/bin/chromium", description="the Chromium binary the pages are scored in")
     settle_timeout_s: float = Field(5.0, gt=0, description="longest wait for a page to settle (then it is "
                                     "scored as it is, or as a render error when it never answers)")
+    images: Literal["interactions", "initial", "off"] = Field(
+        "interactions", description="pictures kept for the report (RUN/media/): the target's window beside the "
+        "last round's page as loaded and after each interaction, or as loaded only; off: none (the page is "
+        "not rendered again)")
 
 
 class WebUIJudge(Node):
@@ -73,7 +80,8 @@ class WebUIJudge(Node):
             return
         try:
             task = self._task(str(info["task"]))
-            reports = [await self._score(task, page) for page in info["pages"]]
+            pages = list(info["pages"])
+            reports = [await self._score(task, page) for page in pages]
             why = f"the episode ended before this round ({info.get('stopped') or 'time limit'})"
             reports += [_no_page(task.name, why) for _ in range(int(info.get("rounds", 1)) - len(reports))]
         except TaskError as exc:
@@ -82,6 +90,9 @@ class WebUIJudge(Node):
         except Exception as exc:  # noqa: BLE001 - the browser itself failed: on record, never a crash or a 0
             await self._unscored(episode, f"scoring failed: {type(exc).__name__}: {exc}", labels)
             return
+        last_page = pages[-1] if len(pages) == len(reports) else None
+        if self.params.images != "off":
+            await self._keep_images(episode, task, last_page, reports)
         await self._finish(episode, str(info.get("mode", "global")), reports, {"task": task.name, **labels})
 
     def _task(self, root: str) -> Task:
@@ -93,6 +104,20 @@ class WebUIJudge(Node):
         if page is None:
             return _no_page(task.name, "the round ended without a page (its replies were invalid)")
         return await score_folder(self.renderer, task, Path(page))
+
+    async def _keep_images(self, episode: str, task: Task, page: str | None, reports: list[Report]) -> None:
+        """The pictures of the scored page for the report; a failure here costs the pictures only."""
+        steps = task.interactions if self.params.images == "interactions" else ()
+        try:
+            targets = await webui_images.target_shots(self.renderer, task, 1 + len(steps))
+            generated = (await webui_images.captures(self.renderer, Path(page), steps) if page is not None
+                         else ["none: " + "; ".join(reports[-1].messages[:1])] * (1 + len(steps)))
+            label = f"round {len(reports) - 1}" if len(reports) > 1 else "the reply"
+            for k, (caption, pictures) in enumerate(webui_images.rows(targets, generated, reports[-1].pages, label)):
+                await self.attach_images(episode, pictures, caption=caption, row=f"stage_{k}",
+                                         metrics=("aes", "task", "mode"))
+        except Exception as exc:  # noqa: BLE001 - the score stands without its pictures
+            self.log.warning("could not keep the pictures", episode=episode, error=f"{type(exc).__name__}: {exc}")
 
     async def _finish(self, episode: str, mode: str, reports: list[Report], labels: dict[str, Any]) -> None:
         last = reports[-1]
