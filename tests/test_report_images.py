@@ -28,7 +28,7 @@ from kernel.tools.report.shot import CHROMIUM_ARGS, chromium
 from kernel.tools.report.tables import fmt
 from tests.helpers import ROOT, launch
 
-FIGURE = re.compile(r'<figure><a href="([^"]+)"><img alt="([^"]*)"[^>]* src="data:image/png;base64,([^"]+)"></a>')
+FIGURE = re.compile(r'<figure><a href="([^"]+)"><img alt="([^"]*)"[^>]* src="data:image/(?:png|jpeg);base64,([^"]+)"></a>')
 
 
 def solid(color: tuple[int, int, int], size: tuple[int, int] = (300, 200)) -> np.ndarray:

@@ -28,7 +28,7 @@ import numpy as np
 
 from kernel.sdk.images import png_bytes
 
-__all__ = ["MEDIA_DIR", "INDEX", "MAX_PX", "Picture", "write_set", "read_sets"]
+__all__ = ["MEDIA_DIR", "INDEX", "MAX_PX", "Picture", "encode", "read_sets", "write_set"]
 
 MEDIA_DIR = "media"
 INDEX = "index.jsonl"
@@ -46,8 +46,20 @@ def slug(text: str, default: str = "images") -> str:
     return _UNSAFE.sub("_", text).strip("._")[:60] or default
 
 
-def _png(picture: Picture, max_px: int | None) -> tuple[bytes, int, int]:
-    """The picture as PNG, no larger than ``max_px`` on its longer side, and its size."""
+def encode(frame: np.ndarray) -> tuple[bytes, str]:
+    """The frame as PNG, or as JPEG where that is less than half the bytes (a page full of photos):
+    a page of flat colours and text stays sharp, and a run of photo pages does not fill the disk.
+    The file's suffix comes with it."""
+    from PIL import Image
+
+    png = png_bytes(frame, level=6)
+    out = io.BytesIO()
+    Image.fromarray(frame).convert("RGB").save(out, format="JPEG", quality=88)
+    return (out.getvalue(), ".jpg") if len(out.getvalue()) * 2 < len(png) else (png, ".png")
+
+
+def _fit(picture: Picture, max_px: int | None) -> tuple[np.ndarray, int, int]:
+    """The picture as a frame, no larger than ``max_px`` on its longer side, and its size."""
     from PIL import Image
 
     if isinstance(picture, np.ndarray):
@@ -61,7 +73,7 @@ def _png(picture: Picture, max_px: int | None) -> tuple[bytes, int, int]:
         image.thumbnail((max_px, max_px), Image.Resampling.LANCZOS)
         frame = np.asarray(image)
         height, width = frame.shape[:2]
-    return png_bytes(frame, level=6), width, height
+    return frame, width, height
 
 
 def write_set(run_dir: Path, node: str, episode: str, pictures: Sequence[tuple[str, Picture]], *,
@@ -78,8 +90,11 @@ def write_set(run_dir: Path, node: str, episode: str, pictures: Sequence[tuple[s
     written: list[Path] = []
     listed: list[dict[str, Any]] = []
     for i, (label, picture) in enumerate(pictures):
-        data, width, height = _png(picture, max_px)
-        path = episode_dir / f"{stem}-{i}-{slug(label, 'picture')}.png"
+        frame, width, height = _fit(picture, max_px)
+        data, suffix = encode(frame)
+        path = episode_dir / f"{stem}-{i}-{slug(label, 'picture')}{suffix}"
+        for old in episode_dir.glob(f"{stem}-{i}-*"):  # a replaced set's file, maybe in the other format
+            old.unlink()
         path.write_bytes(data)
         written.append(path)
         listed.append({"label": str(label), "path": str(path.relative_to(run_dir)), "width": width, "height": height})

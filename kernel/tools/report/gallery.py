@@ -2,13 +2,14 @@
 
 One card per episode, in the episodes' order: the episode's status and results, then each set a
 node wrote as a row of labelled pictures side by side (a target beside what the agent made). The
-report stays one file, so the pictures are inlined as small PNGs; each also links to its full-size
+report stays one file, so the pictures are inlined small (PNG or JPEG, whichever is smaller); each also links to its full-size
 file in the run folder, which works while the page sits beside it. Bounded by ``max_episodes``
 and ``max_rows`` so a long run cannot grow the page without end.
 """
 
 from __future__ import annotations
 
+import io
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,9 +59,14 @@ def shrink(path: Path, box: tuple[int, int] = BOX) -> str | None:
         with Image.open(path) as image:
             image = image.convert("RGB")
             image.thumbnail(box, Image.Resampling.LANCZOS)
-            # a page screenshot has few colours: a palette keeps it sharp at a fraction of the bytes
-            small = image.quantize(256, method=Image.Quantize.MEDIANCUT).convert("RGB")
-            return data_url(png_bytes(np.asarray(small), level=9))
+            # a page of flat colours keeps its text sharp in a palette PNG; a page of photos is
+            # smaller as JPEG: the page inlines many, so take the smaller
+            small = image.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).convert("RGB")
+            png = png_bytes(np.asarray(small), level=9)
+            out = io.BytesIO()
+            image.save(out, format="JPEG", quality=80)
+            jpeg = out.getvalue()
+            return data_url(jpeg, "image/jpeg") if len(jpeg) < len(png) else data_url(png)
     except (OSError, UnidentifiedImageError, ValueError):
         return None
 
