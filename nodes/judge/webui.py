@@ -24,6 +24,7 @@ page, as loaded and after each interaction, with each stage's score (``images``;
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any, Literal
 
@@ -46,6 +47,8 @@ class WebUIJudgeParams(NodeParams):
         "interactions", description="pictures kept for the report (RUN/media/): the target's window beside the "
         "last round's page as loaded and after each interaction, or as loaded only; off: none (the page is "
         "not rendered again)")
+    images_timeout_s: float = Field(20.0, gt=0, description="longest time spent on one episode's pictures (a page "
+                                    "that hangs costs its pictures, never the episode)")
 
 
 class WebUIJudge(Node):
@@ -58,6 +61,7 @@ class WebUIJudge(Node):
     async def setup(self) -> None:
         self.renderer = Renderer(self.params.chromium, self.params.settle_timeout_s)
         self.tasks: dict[str, Task] = {}
+        self.targets: dict[tuple[str, int], list[webui_images.Capture]] = {}  # the targets of tasks without shots
         self.scores: dict[str, list[float]] = {}  # mode -> the episodes' AES
         self.errors = dict.fromkeys(ERROR_KINDS, 0)
         self.unscored = 0
@@ -107,17 +111,23 @@ class WebUIJudge(Node):
 
     async def _keep_images(self, episode: str, task: Task, page: str | None, reports: list[Report]) -> None:
         """The pictures of the scored page for the report; a failure here costs the pictures only."""
-        steps = task.interactions if self.params.images == "interactions" else ()
         try:
-            targets = await webui_images.target_shots(self.renderer, task, 1 + len(steps))
-            generated = (await webui_images.captures(self.renderer, Path(page), steps) if page is not None
-                         else ["none: " + "; ".join(reports[-1].messages[:1])] * (1 + len(steps)))
-            label = f"round {len(reports) - 1}" if len(reports) > 1 else "the reply"
-            for k, (caption, pictures) in enumerate(webui_images.rows(targets, generated, reports[-1].pages, label)):
-                await self.attach_images(episode, pictures, caption=caption, row=f"stage_{k}",
-                                         metrics=("aes", "task", "mode"))
+            await asyncio.wait_for(self._pictures(episode, task, page, reports), self.params.images_timeout_s)
         except Exception as exc:  # noqa: BLE001 - the score stands without its pictures
             self.log.warning("could not keep the pictures", episode=episode, error=f"{type(exc).__name__}: {exc}")
+
+    async def _pictures(self, episode: str, task: Task, page: str | None, reports: list[Report]) -> None:
+        steps = task.interactions if self.params.images == "interactions" else ()
+        key = (str(task.root), len(steps))
+        targets = self.targets.get(key) or await webui_images.target_shots(self.renderer, task, 1 + len(steps))
+        if not webui_images.has_shots(task, 1 + len(steps)):  # rendered: once per task, not per episode
+            self.targets[key] = targets
+        generated = (await webui_images.captures(self.renderer, Path(page), steps) if page is not None
+                     else ["none: " + "; ".join(reports[-1].messages[:1])] * (1 + len(steps)))
+        label = f"round {len(reports) - 1}" if len(reports) > 1 else "the reply"
+        for k, (caption, pictures) in enumerate(webui_images.rows(targets, generated, reports[-1].pages, label)):
+            await self.attach_images(episode, pictures, caption=caption, row=f"stage_{k}",
+                                     metrics=("aes", "task", "mode"))
 
     async def _finish(self, episode: str, mode: str, reports: list[Report], labels: dict[str, Any]) -> None:
         last = reports[-1]

@@ -19,7 +19,7 @@ from nodes.browser.webui.make_shots import shot_names
 from nodes.browser.webui.render import RenderError, Renderer
 from nodes.browser.webui.task import Step, Task
 
-__all__ = ["captures", "rows", "target_shots"]
+__all__ = ["Capture", "captures", "has_shots", "rows", "target_shots"]
 
 Capture = bytes | str  # a PNG, or why there is none
 
@@ -47,10 +47,19 @@ async def captures(renderer: Renderer, folder: Path, interactions: Sequence[Sequ
     return out
 
 
+def _shot_files(task: Task, stages: int) -> list[Path]:
+    return [task.root / name for name in shot_names(len(task.interactions))[:stages]]
+
+
+def has_shots(task: Task, stages: int) -> bool:
+    """Whether the task ships the screenshots of its first ``stages`` stages."""
+    return all(f.is_file() for f in _shot_files(task, stages))
+
+
 async def target_shots(renderer: Renderer, task: Task, stages: int) -> list[Capture]:
     """The task's shipped screenshots of the first ``stages`` stages, rendered when one is missing."""
-    files = [task.root / name for name in shot_names(len(task.interactions))[:stages]]
-    if all(f.is_file() for f in files):
+    files = _shot_files(task, stages)
+    if has_shots(task, stages):
         return await asyncio.to_thread(lambda: [f.read_bytes() for f in files])
     return (await captures(renderer, task.root, task.interactions[:stages - 1]))[:stages]
 
