@@ -20,6 +20,7 @@ Everything else (sockets, heartbeats, lifecycle, queues, tracing) is the runtime
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence, TypeVar
@@ -33,6 +34,7 @@ from kernel.sdk.errors import EpisodeAbandoned, RemoteError, RequestTimeout
 if TYPE_CHECKING:
     from kernel.bus.runtime import NodeRuntime
     from kernel.sdk.clock import Clock
+    from kernel.sdk.media import Picture
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -153,6 +155,25 @@ class Node:
         (results.sqlite), beside the kernel's own (node exits, retried episodes)."""
         await self._rt.request("kernel", "run.error", {"kind": kind, "message": message,
                                                        "episode": None if episode is None else _eid(episode)})
+
+    async def attach_images(self, episode: Episode | str, pictures: Sequence[tuple[str, Picture]], *,
+                            caption: str = "", row: str | None = None, metrics: Sequence[str] = (),
+                            max_px: int | None = 1280) -> list[Path]:
+        """Keep labelled pictures of an episode in the run folder, for the report to show side by
+        side (a generated page beside its target) with the episode's ``metrics`` under them.
+
+        Pictures are PNG/JPEG bytes or uint8 frames, shrunk to ``max_px`` on their longer side; one
+        call is one row, and a later call with the same ``row`` name (default: the caption) replaces
+        it, as a replayed episode needs (kernel/sdk/media.py).
+        Encoding and writing run in a thread, so the loop keeps serving. Call it before ending the
+        episode: the run may stop once its last episode has ended. Without a run folder (a unit
+        test's node) nothing is written and the list is empty."""
+        if self.run_dir is None:
+            return []
+        from kernel.sdk.media import write_set
+
+        return await asyncio.to_thread(write_set, self.run_dir, self.id, _eid(episode), list(pictures),
+                                       caption=caption, row=row, metrics=tuple(metrics), max_px=max_px)
 
     def summarize(self, section: str, data: dict[str, Any]) -> None:
         """Put ``data`` into the run's summary.json under ``section`` (sent with heartbeats and at

@@ -13,6 +13,9 @@ summary.json's ``css`` section has the success rate and improve rate (in %, like
 by whether the difference description was given, beside VAB's Table 4 CSS column and Table 5
 (``css_paper``). A step without the env's scores (another env wired in) ends its episode
 ``failed`` with the reason, never a silent 0.
+
+The pictures the report shows beside the score (target, initial, final) are kept by ``css.env``,
+which holds those renderings already; the judge has none without rendering them again.
 """
 
 from __future__ import annotations

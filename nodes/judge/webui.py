@@ -19,10 +19,14 @@ benchmark does. A broken page never crashes the judge: the scorer turns it into 
 A task that cannot be scored (its ground truth fails) ends the episode ``failed`` with the
 reason, never a silent 0. summary.json's ``webui`` section has our mean AES beside MageBench's
 Table 1 WebUI rows (``webui_paper``).
+
+Before ending an episode it keeps, for the report, the target's window beside the last round's
+page, as loaded and after each interaction, with each stage's score (``images``; ``webui_images``).
 """
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,7 +36,7 @@ from kernel.sdk.node import Message, Node, NodeParams, on_input
 from nodes.browser.webui.render import Renderer
 from nodes.browser.webui.scoring import ERROR_KINDS, Report, score_folder
 from nodes.browser.webui.task import Task, TaskError, load_task
-from nodes.judge import webui_paper
+from nodes.judge import webui_images, webui_paper
 
 __all__ = ["WebUIJudge", "WebUIJudgeParams"]
 
@@ -44,6 +48,12 @@ class WebUIJudgeParams(NodeParams):
     rules: Literal["released", "corrected"] = Field(
         "released", description="released: AES exactly as MageBench's released evaluator computes it, accidents "
         "included, comparable with its Table 1; corrected: those accidents fixed (nodes/browser/webui/aes.py)")
+    images: Literal["interactions", "initial", "off"] = Field(
+        "interactions", description="pictures kept for the report (RUN/media/): the target's window beside the "
+        "last round's page as loaded and after each interaction, or as loaded only; off: none (the page is "
+        "not rendered again)")
+    images_timeout_s: float = Field(20.0, gt=0, description="longest time spent on one episode's pictures (a page "
+                                    "that hangs costs its pictures, never the episode)")
 
 
 class WebUIJudge(Node):
@@ -56,6 +66,7 @@ class WebUIJudge(Node):
     async def setup(self) -> None:
         self.renderer = Renderer(self.params.chromium, self.params.settle_timeout_s)
         self.tasks: dict[str, Task] = {}
+        self.targets: dict[tuple[str, int], list[webui_images.Capture]] = {}  # the targets of tasks without shots
         self.scores: dict[str, list[float]] = {}  # mode -> the episodes' AES
         self.errors = dict.fromkeys(ERROR_KINDS, 0)
         self.unscored = 0
@@ -78,7 +89,8 @@ class WebUIJudge(Node):
             return
         try:
             task = self._task(str(info["task"]))
-            reports = [await self._score(task, page) for page in info["pages"]]
+            pages = list(info["pages"])
+            reports = [await self._score(task, page) for page in pages]
             why = f"the episode ended before this round ({info.get('stopped') or 'time limit'})"
             reports += [_no_page(task.name, why) for _ in range(int(info.get("rounds", 1)) - len(reports))]
         except TaskError as exc:
@@ -87,6 +99,9 @@ class WebUIJudge(Node):
         except Exception as exc:  # noqa: BLE001 - the browser itself failed: on record, never a crash or a 0
             await self._unscored(episode, f"scoring failed: {type(exc).__name__}: {exc}", labels)
             return
+        last_page = pages[-1] if len(pages) == len(reports) else None
+        if self.params.images != "off":
+            await self._keep_images(episode, task, last_page, reports)
         await self._finish(episode, str(info.get("mode", "global")), reports, {"task": task.name, **labels})
 
     def _task(self, root: str) -> Task:
@@ -98,6 +113,26 @@ class WebUIJudge(Node):
         if page is None:
             return _no_page(task.name, "the round ended without a page (its replies were invalid)")
         return await score_folder(self.renderer, task, Path(page), self.params.rules)
+
+    async def _keep_images(self, episode: str, task: Task, page: str | None, reports: list[Report]) -> None:
+        """The pictures of the scored page for the report; a failure here costs the pictures only."""
+        try:
+            await asyncio.wait_for(self._pictures(episode, task, page, reports), self.params.images_timeout_s)
+        except Exception as exc:  # noqa: BLE001 - the score stands without its pictures
+            self.log.warning("could not keep the pictures", episode=episode, error=f"{type(exc).__name__}: {exc}")
+
+    async def _pictures(self, episode: str, task: Task, page: str | None, reports: list[Report]) -> None:
+        steps = task.interactions if self.params.images == "interactions" else ()
+        key = (str(task.root), len(steps))
+        targets = self.targets.get(key) or await webui_images.target_shots(self.renderer, task, 1 + len(steps))
+        if not webui_images.has_shots(task, 1 + len(steps)):  # rendered: once per task, not per episode
+            self.targets[key] = targets
+        generated = (await webui_images.captures(self.renderer, Path(page), steps) if page is not None
+                     else ["none: " + "; ".join(reports[-1].messages[:1])] * (1 + len(steps)))
+        label = f"round {len(reports) - 1}" if len(reports) > 1 else "the reply"
+        for k, (caption, pictures) in enumerate(webui_images.rows(targets, generated, reports[-1].pages, label)):
+            await self.attach_images(episode, pictures, caption=caption, row=f"stage_{k}",
+                                     metrics=("aes", "task", "mode"))
 
     async def _finish(self, episode: str, mode: str, reports: list[Report], labels: dict[str, Any]) -> None:
         last = reports[-1]

@@ -3,8 +3,10 @@
 It reads the run folder (summary.json, episodes.jsonl, steps/*.jsonl, recording*.mcap) and writes
 the page with everything inline (CSS, matplotlib plots and frame thumbnails as base64 PNGs):
 a header, the headline metrics, each benchmark's section as tables with the papers' numbers
-beside ours (kernel/tools/report/tables.py), plots, the episode table, and for each episode a strip of
-frames with the agent's actions and reasoning. ``--screenshot`` also renders it in headless
+beside ours (kernel/tools/report/tables.py), plots, the episode table, the pictures nodes kept per
+episode side by side (``Node.attach_images``: a generated page beside its target,
+kernel/tools/report/gallery.py), and for each episode a strip of frames with the agent's actions
+and reasoning. ``--screenshot`` also renders it in headless
 Chromium (kernel/tools/report/shot.py), which is how a change to the page should be checked.
 """
 
@@ -77,12 +79,14 @@ def run_tables(summary: dict[str, Any]) -> list[Table]:
     return tables
 
 
-def build(run_dir: Path, out: Path | None = None, *, max_episodes: int = 12, max_steps: int = 24) -> Path:
+def build(run_dir: Path, out: Path | None = None, *, max_episodes: int = 12, max_steps: int = 24,
+          max_image_episodes: int = 12) -> Path:
     """Write the report of ``run_dir`` (default ``RUN/report.html``) and return its path."""
     import jinja2
 
     from kernel.tools.report import data as rundata
     from kernel.tools.report import plots
+    from kernel.tools.report.gallery import galleries
     from kernel.tools.report.tables import section_tables
     from kernel.tools.report.template import PAGE
 
@@ -98,6 +102,8 @@ def build(run_dir: Path, out: Path | None = None, *, max_episodes: int = 12, max
                 figures.append((t.title, plots.methods(t)))
     figures.append(("per-episode metrics", plots.episode_metrics(data.episodes, plots.numeric_metrics(data.episodes))))
     figures.append(("model tokens per episode", plots.tokens(data.tokens_per_episode())))
+    path = out or run_dir / "report.html"
+    cards, with_pictures = galleries(run_dir, data.episodes, path.parent, max_episodes=max_image_episodes)
     headline = [(k, fmt(v)) for k, v in (summary.get("metrics") or {}).items()]
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     html = env.from_string(PAGE).render(
@@ -105,12 +111,11 @@ def build(run_dir: Path, out: Path | None = None, *, max_episodes: int = 12, max
         summary={"status": summary.get("status", "?"), "reason": summary.get("reason", "")},
         facts=_facts(summary, data), headline=headline, sections=sections,
         plots=[(alt, data_url(png)) for alt, png in figures if png],
-        episode_table=episode_table(data.episodes),
+        episode_table=episode_table(data.episodes), galleries=cards, gallery_total=with_pictures,
         strips=rundata.strips(data, max_episodes=max_episodes, max_steps=max_steps),
         run_tables=run_tables(summary), run_dir=str(run_dir), fmt=fmt,
         generated=datetime.now().strftime("%Y-%m-%d %H:%M"),
     )
-    path = out or run_dir / "report.html"
     path.write_text(html)
     return path
 
@@ -121,12 +126,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, help="the HTML file (default RUN/report.html)")
     p.add_argument("--episodes", type=int, default=12, help="episodes shown as strips (default 12)")
     p.add_argument("--steps", type=int, default=24, help="decisions per strip, spread over the episode (default 24)")
+    p.add_argument("--image-episodes", type=int, default=12, metavar="N",
+                   help="episodes whose kept pictures (targets beside results) are shown (default 12)")
     p.add_argument("--screenshot", type=Path, metavar="PNG", help="also render the page in headless Chromium to PNG")
     p.set_defaults(handler=command)
 
 
 def command(args: argparse.Namespace) -> int:
-    path = build(args.run, args.out, max_episodes=args.episodes, max_steps=args.steps)
+    path = build(args.run, args.out, max_episodes=args.episodes, max_steps=args.steps,
+                 max_image_episodes=args.image_episodes)
     print(path)
     if args.screenshot:
         from kernel.tools.report.shot import screenshot

@@ -61,6 +61,15 @@ PAGE = r"""<!doctype html>
   .step .why { font-size:11.5px; color:#475467; max-height:140px; overflow:auto; white-space:pre-wrap; overflow-wrap:anywhere;
                border-left:3px solid var(--line); padding-left:6px; margin-top:4px; }
   .step.done { border-color:#98a2b3; }
+  section.pics { background:white; border:1px solid var(--line); border-radius:10px; padding:14px 16px; margin:0 0 16px; }
+  section.pics h3 { margin:0 0 4px; }
+  .picrow { margin:12px 0 0; }
+  .picrow .caption { font-size:12.5px; font-weight:600; color:#344054; margin-bottom:6px; }
+  .pictures { display:flex; gap:12px; align-items:flex-start; }
+  .pictures figure { flex:1 1 0; min-width:0; margin:0; }
+  .pictures img { display:block; max-width:100%; height:auto; border:1px solid var(--line); border-radius:4px; background:#eee; }
+  .pictures figcaption { font-size:12px; color:var(--muted); margin-top:4px; }
+  .pictures figcaption b { color:var(--ink); }
   footer { margin-top:40px; font-size:12px; color:var(--muted); }
 </style>
 </head>
@@ -119,6 +128,29 @@ PAGE = r"""<!doctype html>
   </table>
   {% if episode_table.note %}<div class="note">{{ episode_table.note }}</div>{% endif %}
 </div></div>
+{% endif %}
+
+{% if galleries %}
+<h2>Images</h2>
+<div class="muted">What nodes kept of each episode (the target beside what the agent made), with the episode's results{% if galleries|length < gallery_total %}; the first {{ galleries|length }} of {{ gallery_total }} episodes with pictures{% endif %}.</div>
+{% for g in galleries %}
+<section class="pics">
+  <h3>{{ g.episode }} <span class="pill {{ g.status }}">{{ g.status }}</span></h3>
+  <div class="muted score">{% for k, v in g.metrics.items() %}{{ ' · ' if not loop.first else '' }}{{ k }} <b>{{ fmt(v) }}</b>{% endfor %}</div>
+  {% for row in g.rows %}
+  <div class="picrow">
+    {% if row.caption %}<div class="caption">{{ row.caption }}</div>{% endif %}
+    <div class="pictures">
+    {% for p in row.pictures %}
+      <figure><a href="{{ p.link }}"><img alt="{{ g.episode }}: {{ p.label }}" title="{{ p.label }} ({{ p.size[0] }}x{{ p.size[1] }})" src="{{ p.uri }}"></a>
+        <figcaption><b>{{ p.label }}</b></figcaption></figure>
+    {% endfor %}
+    </div>
+  </div>
+  {% endfor %}
+  {% if g.hidden_rows %}<div class="note">{{ g.hidden_rows }} more rows in the run folder's media/</div>{% endif %}
+</section>
+{% endfor %}
 {% endif %}
 
 {% if strips %}

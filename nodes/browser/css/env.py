@@ -20,6 +20,10 @@ rendering to the target; ``success`` when it is below 0.1, ``improve`` when it b
 distance by more than 0.05. Every step's ``info`` carries the instance, the round and the current
 distances, so ``judge.css`` can score an episode however it ended. The ``oracle`` service answers
 the scripted solver's next reply, so ``agent.scripted`` replays it (launch/css_scripted.yaml).
+
+When an episode ends the env keeps its target, first and last renderings side by side for the
+report (``images``, ``Node.attach_images``): it holds all three already, where a judge would have
+to render them again.
 """
 
 from __future__ import annotations
@@ -81,6 +85,8 @@ class CssParams(EnvParams):
     description: bool = Field(True, description="give the difference description (off: VAB's Table 5 'w/o NL')")
     frames: bool = Field(True, description="send the target and current screenshots; off: text only")
     chromium: str = Field(CHROMIUM, description="the Chromium binary that renders the pages")
+    images: bool = Field(True, description="keep each episode's target, first and last renderings in the run "
+                         "folder (media/) for the report; nothing is rendered for them")
 
 
 class CssEnv(EnvNode):
@@ -118,6 +124,8 @@ class CssEnv(EnvNode):
         self.round = 0
         self.feedback = ""
         self.current: np.ndarray | None = None
+        self.start: np.ndarray | None = None  # the corrupted page as the episode began
+        self.episode = ""
         self.show_current = False
         self.initial = self.now = 1.0
         self.failures = 0
@@ -151,7 +159,8 @@ class CssEnv(EnvNode):
         # Loaded afresh, so the corruption is the starting point and not an edit the agent can revert.
         self.tools = CssTools(Workspace(self.folder, source))
         self.html = (self.folder / "index.html").read_text(encoding="utf-8")
-        self.current = await self._render(self.folder)
+        self.current = self.start = await self._render(self.folder)
+        self.episode = episode.id
         self.initial = self.now = distance(self.targets[inst.project][1], self.current)
         self.round, self.failures, self.feedback = 0, 0, ""
         self.show_current, self.finished = True, False
@@ -198,6 +207,8 @@ class CssEnv(EnvNode):
             self.now = distance(self.targets[self.instance.project][1], self.current)
         self.finished = result.finished
         done = result.finished or self.round >= self.params.rounds
+        if done:
+            await self._keep_images()
         return StepResult(done=done, info=self._progress(done, result))
 
     def _progress(self, done: bool, result: ToolResult | None = None) -> dict[str, Any]:
@@ -217,7 +228,23 @@ class CssEnv(EnvNode):
 
     async def stop(self, reason: str) -> StepResult:
         """The agent gave up: the page is scored as it is now."""
+        await self._keep_images()
         return StepResult(done=True, info=self._progress(True))
+
+    async def _keep_images(self) -> None:
+        """The episode's three renderings for the report, written before its last step is published
+        (the run may stop once that step's episode has ended). A failure costs the pictures only."""
+        if not self.params.images or self.start is None or self.current is None:
+            return
+        inst = self.instance
+        pictures = [("target", self.targets[inst.project][0]),
+                    (f"initial (distance {self.initial:.3f})", self.start),
+                    (f"final after {self.round} rounds (distance {self.now:.3f})", self.current)]
+        try:
+            await self.attach_images(self.episode, pictures, caption=f"{inst.id} ({inst.project})", row="pages",
+                                     metrics=("success", "improve", "initial_distance", "final_distance"))
+        except Exception as exc:  # noqa: BLE001 - the score stands without its pictures
+            self.log.warning("could not keep the pictures", episode=self.episode, error=f"{type(exc).__name__}: {exc}")
 
     def metrics(self, last: StepRecord) -> dict[str, Any]:
         """Without a judge, the env's own scores end the episode (the same ones judge.css reports)."""
