@@ -16,6 +16,7 @@ exactly (tests/test_css_similarity.py holds it to that), in about half the time.
 from __future__ import annotations
 
 import io
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from PIL import Image
@@ -67,6 +68,11 @@ _C2 = (0.03 * 255) ** 2
 _PAD = (_WIN - 1) // 2
 
 
+# One helper thread: ``Target.similarity`` splits its work in two halves that run at once (numpy and
+# scipy's filters release the GIL), so a step's scoring uses both cores of a 2-core machine.
+_HELPER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ssim")
+
+
 def _luma8(image: np.ndarray) -> np.ndarray:
     """The 8-bit luminance ``similarity`` compares, as float64 (structural_similarity's working type)."""
     return (image * 255).astype(np.uint8).astype(np.float64)
@@ -78,7 +84,8 @@ class Target:
     Why: per step, scoring used to convert, filter and square the target again; here its luminance,
     local mean ``ux``, ``ux ** 2`` and local variance ``vx`` are computed once, and a call filters only
     the current image (three uniform filters instead of five). Every array expression below is
-    structural_similarity's, term by term, so the score is bit-for-bit the same."""
+    structural_similarity's, term by term, so the score is bit-for-bit the same. The three filters
+    and the element-wise map are split between the calling thread and one helper thread."""
 
     def __init__(self, target: bytes | np.ndarray) -> None:
         self.gray = gray(target)
@@ -100,18 +107,27 @@ class Target:
         if min(self.shape) < _WIN:  # too small for the window: structural_similarity's own error
             return similarity(self.gray, b)
         y = _luma8(b)
-        ux, uy = self._ux, uniform_filter(y, size=_WIN)
-        uyy = uniform_filter(y * y, size=_WIN)
+        means = _HELPER.submit(lambda: (uniform_filter(y, size=_WIN), uniform_filter(y * y, size=_WIN)))
         uxy = uniform_filter(self._x * y, size=_WIN)
-        vy = _COV_NORM * (uyy - uy * uy)
-        vxy = _COV_NORM * (uxy - ux * uy)
-        a1 = self._2ux * uy + _C1
-        a2 = 2 * vxy + _C2
-        b1 = self._ux2 + uy**2 + _C1
-        b2 = self._vx + vy + _C2
-        s = (a1 * a2) / (b1 * b2)
+        uy, uyy = means.result()
+        s = np.empty_like(y)
+        half = self.shape[0] // 2
+        top = _HELPER.submit(self._ssim_map, s, slice(0, half), uy, uyy, uxy)
+        self._ssim_map(s, slice(half, None), uy, uyy, uxy)
+        top.result()
         score = float(s[_PAD:-_PAD, _PAD:-_PAD].mean(dtype=np.float64))
         return 0.5 + score / 2 if lenient else score
+
+    def _ssim_map(self, out: np.ndarray, rows: slice, uy: np.ndarray, uyy: np.ndarray, uxy: np.ndarray) -> None:
+        """structural_similarity's SSIM map on ``rows``: element-wise, so halves equal the whole."""
+        ux, uy, uyy, uxy = self._ux[rows], uy[rows], uyy[rows], uxy[rows]
+        vy = _COV_NORM * (uyy - uy * uy)
+        vxy = _COV_NORM * (uxy - ux * uy)
+        a1 = self._2ux[rows] * uy + _C1
+        a2 = 2 * vxy + _C2
+        b1 = self._ux2[rows] + uy**2 + _C1
+        b2 = self._vx[rows] + vy + _C2
+        out[rows] = (a1 * a2) / (b1 * b2)
 
     def distance(self, current: bytes | np.ndarray) -> float:
         """``1 - similarity``."""
