@@ -25,7 +25,11 @@ with a fresh context and ``page.screenshot`` per render and scikit-image's SSIM 
 (``similarity``). The two CSS paths must give the same distances (``css_same_distances``).
 
 The machine's load averages are recorded at the start and the end: these are wall-clock times on a
-shared machine.
+shared machine. So the current paths' CPU time is recorded too, which a loaded machine does not
+inflate the way it inflates wall-clock time: ``css_step_cpu_ms`` this process's and (``browser``)
+Chromium's and Playwright's driver's, read from /proc (the kept page's processes live on, so the
+difference is the step's); ``aes_cpu_s`` only this process's, since AES's renderer processes come
+and go with their contexts and take their CPU time with them.
 
     python bench/webui.py [--json] [--pages 7] [--css-steps 24] [--no-compare]
 """
@@ -91,6 +95,29 @@ class _ScoreClock:
         scoring.score_page = self._real  # type: ignore[assignment]
 
 
+def _children_cpu() -> float:
+    """CPU seconds used so far by this process's descendants (Chromium and Playwright's driver), from
+    /proc; 0 where there is no /proc. Read outside the timed windows."""
+    me, parent, used = os.getpid(), {}, {}
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parent[int(entry)], used[int(entry)] = int(fields[1]), (int(fields[11]) + int(fields[12])) / tick
+    total = 0.0
+    for pid, cpu in used.items():
+        up = parent.get(pid, 0)
+        while up > 1 and up != me:
+            up = parent.get(up, 0)
+        total += cpu if up == me else 0.0
+    return total
+
+
 def _page_folders(task: Any, tmp: Path) -> tuple[Path, Path]:
     """The task's ground truth copied as a generated page, and the same page with a broken style sheet."""
     good_dir, bad_dir = tmp / "good", tmp / "bad"
@@ -113,21 +140,26 @@ async def aes_times(pages: int, compare: bool) -> dict[str, Any]:
     paths = {"current": WebUIRenderer()}
     if compare:
         paths["baseline"] = WebUIRenderer(reuse_pages=False)
-    out: dict[str, dict[str, Any]] = {k: {"gold": [], "broken": [], "scoring": []} for k in paths}
+    out: dict[str, dict[str, Any]] = {k: {"gold": [], "broken": [], "scoring": [], "cpu_py": []}
+                                      for k in paths}
     with tempfile.TemporaryDirectory() as tmp:
         good_dir, bad_dir = _page_folders(task, Path(tmp))
         try:
             for kind, folder in (("gold", good_dir), ("broken", bad_dir)):
                 for i in range(pages + 1):
                     for name, renderer in paths.items():
+                        py_cpu = time.process_time()
                         with _ScoreClock() as clock:
                             start = time.perf_counter()
                             report = await scoring.score_folder(renderer, task, folder)
                             elapsed = time.perf_counter() - start
+                        py_cpu = time.process_time() - py_cpu
                         if i:  # the first one warms the browser up
                             out[name][kind].append(elapsed)
                             if kind == "gold":
                                 out[name]["scoring"].append(clock.seconds)
+                                if renderer.reuse_pages:
+                                    out[name]["cpu_py"].append(py_cpu)
                         if kind == "gold":
                             out[name]["aes"] = report.aes
         finally:
@@ -170,8 +202,8 @@ async def css_times(steps: int, compare: bool) -> dict[str, Any]:
     instances = load(INSTANCES_PATH)
     picks = [next(i for i in instances if i.project == p) for p in sorted({i.project for i in instances})]
     renderer = CssRenderer()
-    times: dict[str, dict[str, list[float]]] = {k: {"step": [], "render": [], "ssim": []}
-                                                for k in ("current", "baseline")}
+    times: dict[str, dict[str, list[float]]] = {k: {"step": [], "render": [], "ssim": [], "cpu_py": [],
+                                                    "cpu_browser": []} for k in ("current", "baseline")}
     same = True
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -187,6 +219,7 @@ async def css_times(steps: int, compare: bool) -> dict[str, Any]:
                 inst, target, folder, tools = setups[k % len(setups)]
                 value = inst.original if (k // len(setups)) % 2 == 0 else (inst.corrupted or "initial")
                 reply = f"Thought: try it.\nAction: edit_rule({inst.selector!r}, {inst.property!r}, {value!r})"
+                browser_cpu, py_cpu = _children_cpu(), time.process_time()
                 start = time.perf_counter()
                 result = tools.step(reply)
                 assert result.changed, result.feedback
@@ -195,7 +228,10 @@ async def css_times(steps: int, compare: bool) -> dict[str, Any]:
                 shot = time.perf_counter()
                 now = await asyncio.to_thread(_scored, target, png)
                 end = time.perf_counter()
+                py_cpu, browser_cpu = time.process_time() - py_cpu, _children_cpu() - browser_cpu
                 mine = times["current"]
+                mine["cpu_py"].append(py_cpu * 1e3)
+                mine["cpu_browser"].append(browser_cpu * 1e3)
                 mine["step"].append((end - start) * 1e3)
                 mine["render"].append((shot - start) * 1e3)
                 mine["ssim"].append((end - shot) * 1e3)
@@ -217,7 +253,12 @@ async def css_times(steps: int, compare: bool) -> dict[str, Any]:
 
 def _summary(aes: dict[str, Any], css: dict[str, list[float]]) -> dict[str, Any]:
     gold = aes["gold"]
-    return {
+    cpu = {}
+    if aes["cpu_py"]:  # Chromium's processes come and go with contexts there: only this process's is measured
+        cpu["aes_cpu_s"] = {"python": round(_p50(aes["cpu_py"]), 3)}
+    if css["cpu_py"]:
+        cpu["css_step_cpu_ms"] = {"python": round(_p50(css["cpu_py"]), 1), "browser": round(_p50(css["cpu_browser"]), 1)}
+    return {**cpu,
         "aes_page_s": round(_p50(gold), 3),
         "aes_page_max_s": round(max(gold), 3),
         "aes_broken_page_s": round(_p50(aes["broken"]), 3),
@@ -270,7 +311,7 @@ def main() -> int:
     print(f"{'':24} {'now':>10} {'baseline':>10}")
     for key in keys:
         base = out.get("baseline", {}).get(key, "")
-        print(f"{key:24} {out[key]:>10} {base:>10}")
+        print(f"{key:24} {str(out[key]):>10} {str(base):>10}")
     if args.compare:
         print(f"same CSS distances on both paths: {out['css_same_distances']}")
     return 0
