@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from nodes.browser.css.similarity import Target, distance, similarity
+from nodes.browser.css.similarity import Target, distance, gray, similarity
 
 
 def _page(height: int, seed: int, width: int = 160) -> np.ndarray:
@@ -43,6 +43,7 @@ def test_png_bytes_rgba_and_gray_inputs_score_the_same() -> None:
     expected = similarity(target, current)
     assert prepared.similarity(png.getvalue()) == expected
     assert prepared.similarity(rgba) == expected
+    assert prepared.similarity(gray(current)) == expected
     assert Target(target).similarity(target) == similarity(target, target) == pytest.approx(1.0)
 
 
