@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -332,3 +333,34 @@ def test_the_step_timeout_is_the_renderers(judge, tmp_path):
     finally:
         judge.renderer.step_timeout_ms = STEP_TIMEOUT_MS
     assert why is not None and "Timeout 300ms exceeded" in why
+
+
+@needs_chromium
+@pytest.mark.parametrize("popup", [False, True])
+def test_a_reused_page_keeps_nothing_of_the_page_before(judge, tmp_path, popup):
+    """The renderer reuses contexts between folders (render.py's notes): what one page stored (local
+    and session storage, a cookie, IndexedDB, window.name) is gone for the next; a page that opened
+    a window does not hand its context on at all."""
+    opener = "window.open('/index.html');" if popup else ""
+    writer = variant(tmp_path, "writer", {"</body>": f"""<script>
+    localStorage.setItem('k', 'v'); sessionStorage.setItem('k', 'v'); document.cookie = 'k=v';
+    window.name = 'kept'; indexedDB.open('db', 1); {opener}
+  </script></body>"""})
+    reader = variant(tmp_path, "reader")
+
+    async def both() -> tuple[bool, int, Any]:
+        first = await judge.renderer.open(writer)
+        context = first.context
+        await first.page.wait_for_timeout(100)
+        await first.close()
+        second = await judge.renderer.open(reader)
+        try:
+            found = await second.page.evaluate("""async () => [localStorage.length, sessionStorage.length,
+                document.cookie, window.name, (await indexedDB.databases()).length]""")
+            return second.context is context, len(second.context.pages), found
+        finally:
+            await second.close()
+
+    reused, pages, found = judge.loop.run_until_complete(both())
+    assert (reused, pages) == (not popup, 1)
+    assert found == [0, 0, "", "", 0]

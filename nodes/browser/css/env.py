@@ -18,7 +18,9 @@ The episode ends when the reply says "I have fixed the css style" or after ``rou
 (VAB's 10). The score is VAB's: the distance (1 - grayscale SSIM, ``similarity.py``) of the last
 rendering to the target; ``success`` when it is below 0.1, ``improve`` when it beats the initial
 distance by more than 0.05. Every step's ``info`` carries the instance, the round and the current
-distances, so ``judge.css`` can score an episode however it ended. The ``oracle`` service answers
+distances, so ``judge.css`` can score an episode however it ended. A step's rendering keeps the
+folder's page open between renders, and the PNG decoding and SSIM run in a worker thread against the
+target prepared once per project (``similarity.Target``), so the event loop never waits on them. The ``oracle`` service answers
 the scripted solver's next reply, so ``agent.scripted`` replays it (launch/css_scripted.yaml).
 
 When an episode ends the env keeps its target, first and last renderings side by side for the
@@ -28,7 +30,7 @@ to render them again.
 
 from __future__ import annotations
 
-import io
+import asyncio
 import shutil
 from pathlib import Path
 from typing import Any
@@ -43,7 +45,7 @@ from nodes.browser.css.generate import Instance, apply, load
 from nodes.browser.css.render import CHROMIUM, Renderer
 from nodes.browser.css.rules import Workspace
 from nodes.browser.css.scripted import solve
-from nodes.browser.css.similarity import distance, gray, improved, succeeded
+from nodes.browser.css.similarity import Target, improved, succeeded
 from nodes.browser.css.tools import END_PHRASE, CssTools, ToolResult
 
 __all__ = ["CssEnv", "CssParams", "load_instances", "opening_text"]
@@ -116,7 +118,7 @@ class CssEnv(EnvNode):
             raise RuntimeError("css.env edits a copy of the project under the run folder, and this run has none")
         self.instances = load_instances(self.params.instances)
         self.renderer = Renderer(self.params.chromium)
-        self.targets: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # project -> (RGB, gray) of the intact page
+        self.targets: dict[str, tuple[np.ndarray, Target]] = {}  # project -> (RGB, prepared) of the intact page
         self.instance = self.instances[0]
         self.folder = Path()
         self.tools: CssTools | None = None
@@ -136,11 +138,11 @@ class CssEnv(EnvNode):
             await self.renderer.close()
 
     async def _render(self, folder: Path) -> np.ndarray:
-        from PIL import Image
+        return await self.renderer.pixels(folder)
 
-        png = await self.renderer.screenshot(folder)
-        with Image.open(io.BytesIO(png)) as image:
-            return np.asarray(image.convert("RGB"))
+    async def _distance(self, current: np.ndarray) -> float:
+        """The current page's distance to the instance's target, computed in a worker thread."""
+        return await asyncio.to_thread(self.targets[self.instance.project][1].distance, current)
 
     async def reset(self, episode: Episode) -> None:
         self.instance = inst = self.instances[episode.index % len(self.instances)]
@@ -152,7 +154,7 @@ class CssEnv(EnvNode):
         source = PROJECTS_DIR / inst.project
         if inst.project not in self.targets:
             target = await self._render(source)
-            self.targets[inst.project] = (target, gray(target))
+            self.targets[inst.project] = (target, await asyncio.to_thread(Target, target))
         self.folder = root / "project"
         corrupting = Workspace.create(source, self.folder)
         apply(corrupting, inst)
@@ -161,7 +163,7 @@ class CssEnv(EnvNode):
         self.html = (self.folder / "index.html").read_text(encoding="utf-8")
         self.current = self.start = await self._render(self.folder)
         self.episode = episode.id
-        self.initial = self.now = distance(self.targets[inst.project][1], self.current)
+        self.initial = self.now = await self._distance(self.current)
         self.round, self.failures, self.feedback = 0, 0, ""
         self.show_current, self.finished = True, False
 
@@ -204,7 +206,7 @@ class CssEnv(EnvNode):
         self.show_current = result.changed
         if result.changed:  # the page differs from the last rendering: render it and score it
             self.current = await self._render(self.folder)
-            self.now = distance(self.targets[self.instance.project][1], self.current)
+            self.now = await self._distance(self.current)
         self.finished = result.finished
         done = result.finished or self.round >= self.params.rounds
         if done:

@@ -9,19 +9,35 @@ for the generated page also makes resolved URLs (``src``, ``background-image``) 
 The viewport is 1920x1080 as in MageBench; dialogs are accepted as MageBench's alert listener
 does; after loading and after each step the page is awaited with ``settle`` (load, no request or
 short timer pending, DOM quiet), bounded, instead of MageBench's fixed one-second sleeps.
+
+Why pages are reused: each fresh browser context starts a new renderer process, which was most of a
+scoring's time on a loaded machine (two contexts per scoring). A folder is opened in a *slot*, a
+context and tab kept by the ``Renderer``; when the folder is closed the tab is wiped and parked
+(its session and local storage cleared, navigated to about:blank, the origin's cookies and stored
+data cleared, popups closed) and the next folder reuses it, so one page never sees another's state.
+A slot whose page stopped answering (a script that never yields), or whose wiping fails, is closed
+instead, as is everything beyond ``pool`` idle slots. ``reuse_pages=False`` gives every folder a
+fresh context, as before.
+
+Why ``collect`` returns one JSON string: Playwright validates and converts an evaluation's result
+value by value, which cost more than the page's own work for a few hundred elements; a string
+crosses as one value and ``json.loads`` reads it at C speed. A generated page's ``outerHTML`` map,
+which only the ground truth's exclusion rule reads, is not collected (``html=False``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import mimetypes
 import os
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
+from playwright.async_api import Browser, BrowserContext, CDPSession, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from nodes.browser.sandbox import Sandbox
@@ -41,12 +57,12 @@ CHROMIUM_ARGS = ["--disable-gpu", "--disable-background-networking", "--disable-
 STEP_TIMEOUT_MS = 10_000  # how long a step may take (a missing element fails at once; a loaded machine
 # needs seconds to click or type on a real one, and a ground truth failing there would be a broken task)
 
-# Every displayed descendant of <body> with area > 0.1, plus the outerHTML of every descendant
-# (displayed or not) keyed by a per-document identity, which is what the "unchanged by the
-# interaction" rule compares. The identity lives in a WeakMap, not an attribute, since an
-# attribute would change the outerHTML it is used to compare.
+# Every displayed descendant of <body> with area > 0.1, plus (withHtml) the outerHTML of every
+# descendant (displayed or not) keyed by a per-document identity, which is what the "unchanged by the
+# interaction" rule compares; as one JSON string (see the module notes). The identity lives in a
+# WeakMap, not an attribute, since an attribute would change the outerHTML it is used to compare.
 _COLLECT_JS = """
-([styleProps, probe]) => {
+([styleProps, probe, withHtml]) => {
   const ids = window.__webuiIds || (window.__webuiIds = {map: new WeakMap(), next: 0});
   const keyOf = (el) => { if (!ids.map.has(el)) ids.map.set(el, ids.next++); return ids.map.get(el); };
   const body = document.body;
@@ -55,7 +71,7 @@ _COLLECT_JS = """
   const elements = [];
   for (const el of all) {
     const key = keyOf(el);
-    html[key] = el.outerHTML;
+    if (withHtml) html[key] = el.outerHTML;
     const r = el.getBoundingClientRect();
     if (!(r.width * r.height > 0.1)) continue;
     if (!el.checkVisibility({opacityProperty: true, visibilityProperty: true})) continue;
@@ -72,11 +88,24 @@ _COLLECT_JS = """
     if ('value' in el && typeof el.value === 'string' && !(el instanceof HTMLLIElement)) attrs.value = el.value;
     elements.push({key, tag: el.tagName.toLowerCase(), text: el.innerText || '',
                    box: [r.left + scrollX, r.top + scrollY, r.right + scrollX, r.bottom + scrollY],
-                   descendants: el.getElementsByTagName('*').length, attrs, style, outer: html[key]});
+                   descendants: el.getElementsByTagName('*').length, attrs, style,
+                   outer: withHtml ? html[key] : ''});
   }
-  return {elements, html};
+  return JSON.stringify({elements, html});
 }
 """
+
+
+# Run in a page being parked: what the origin's storage APIs hold for this tab is dropped (session
+# storage belongs to the tab, so only the page itself can clear it).
+_WIPE_JS = """
+() => {
+  try { sessionStorage.clear(); } catch (e) {}
+  try { localStorage.clear(); } catch (e) {}
+  window.name = '';
+}
+"""
+WIPE_TIMEOUT_S = 2.0  # how long parking a slot may take before the slot is closed instead
 
 
 class RenderError(RuntimeError):
@@ -96,18 +125,45 @@ def resolve_in(root: Path, url: str) -> Path | None:
     return candidate
 
 
+@dataclass(slots=True, eq=False)
+class _Slot:
+    """A browser context with its tab, its request tracker and the folder it serves now (None while
+    parked: every request is then refused)."""
+
+    context: BrowserContext
+    tracker: RequestTracker = field(default_factory=RequestTracker)
+    page: Page | None = None
+    cdp: CDPSession | None = None  # a session on the tab: its context's id, clearing its stored data
+    context_id: str = ""  # Chromium's id of the context, to find its windows among the browser's targets
+    owner: PageFolder | None = None
+
+    async def route(self, route: Any) -> None:
+        owner = self.owner
+        if owner is None:
+            try:
+                await route.abort("blockedbyclient")
+            except PlaywrightError:
+                pass
+            return
+        await owner._route(route)
+
+
 class PageFolder:
-    """One folder loaded in its own browser context: ``collect`` its elements, ``run`` steps."""
+    """One folder loaded in a browser context of its own (reused from an earlier folder, wiped, when
+    the renderer reuses pages): ``collect`` its elements, ``run`` steps."""
 
     def __init__(self, context: BrowserContext, root: Path, settle_timeout_s: float, quiet_ms: int,
-                 step_timeout_ms: int = STEP_TIMEOUT_MS) -> None:
+                 step_timeout_ms: int = STEP_TIMEOUT_MS, slot: _Slot | None = None,
+                 release: Callable[[_Slot, bool], Awaitable[None]] | None = None) -> None:
         self.context, self.root = context, root
         self.settle_timeout_s, self.quiet_ms, self.step_timeout_ms = settle_timeout_s, quiet_ms, step_timeout_ms
         self.sandbox = Sandbox([ORIGIN])
         self.refused: list[str] = []  # "url: why" of every request that was not served
-        self.tracker = RequestTracker()
-        self.tracker.attach(context)
-        self.page: Page | None = None
+        self._slot = slot or _Slot(context)
+        self.tracker = self._slot.tracker
+        self._release = release  # the renderer's hand-back (None: close the context)
+        self.hung = False  # the page stopped answering: its slot cannot be reused
+        self.page: Page | None = self._slot.page
 
     async def _route(self, route: Any) -> None:
         url = route.request.url
@@ -134,12 +190,18 @@ class PageFolder:
 
     async def open(self) -> None:
         """Load ``index.html`` and wait for it to settle; RenderError when it cannot be loaded."""
-        await self.context.route("**/*", self._route)
-        self.page = await self.context.new_page()
-        self.page.on("dialog", lambda dialog: asyncio.ensure_future(_accept(dialog)))
+        slot = self._slot
+        if slot.page is None:
+            await self.context.route("**/*", lambda route: slot.route(route))
+            self.tracker.attach(self.context)
+            slot.page = await self.context.new_page()
+            slot.page.on("dialog", lambda dialog: asyncio.ensure_future(_accept(dialog)))
+        slot.owner, self.page = self, slot.page
+        self.tracker.inflight.clear()
         try:
             await self.page.goto(ORIGIN + "index.html", wait_until="commit", timeout=self.settle_timeout_s * 1000)
         except PlaywrightError as err:
+            self.hung = True
             raise RenderError(f"{self.root / 'index.html'} did not load: {str(err).splitlines()[0]}") from None
         await self._settle()
 
@@ -152,17 +214,23 @@ class PageFolder:
             except TimeoutError:
                 pass  # an unsettled page is still scored on what it shows (or fails to answer collect)
 
-    async def collect(self) -> tuple[list[Element], dict[int, str]]:
-        """The displayed elements and the outerHTML of every body descendant by identity."""
+    async def collect(self, html: bool = True) -> tuple[list[Element], dict[int, str]]:
+        """The displayed elements and (``html``) the outerHTML of every body descendant by identity;
+        without ``html`` the map is empty and the elements carry no ``outer_html``."""
         assert self.page is not None
         try:
             # bounded: a page whose script never yields (an endless loop) cannot answer at all
-            raw = await asyncio.wait_for(self.page.evaluate(_COLLECT_JS, [list(STYLE_PROPS), list(PROBE)]),
-                                         self.settle_timeout_s)
+            text = await asyncio.wait_for(
+                self.page.evaluate(_COLLECT_JS, [list(STYLE_PROPS), list(PROBE), html]), self.settle_timeout_s)
+            raw = json.loads(text)
         except TimeoutError:
+            self.hung = True
             raise RenderError(f"the page of {self.root} did not answer within {self.settle_timeout_s} s") from None
         except PlaywrightError as err:
+            self.hung = True
             raise RenderError(f"reading the page of {self.root} failed: {str(err).splitlines()[0]}") from None
+        except (TypeError, ValueError) as err:  # the page replaced JSON.stringify
+            raise RenderError(f"reading the page of {self.root} failed: {err}") from None
         elements = [Element(box=tuple(e["box"]), tag=e["tag"], text=e["text"], attrs=e["attrs"], style=e["style"],
                             descendants=e["descendants"], outer_html=e["outer"], key=e["key"])
                     for e in raw["elements"]]
@@ -177,6 +245,7 @@ class PageFolder:
                 bound = 2 * self.step_timeout_ms / 1000 + (step.wait / 1000 if isinstance(step, Wait) else 0)
                 await asyncio.wait_for(_apply(self.page, step, self.step_timeout_ms), bound)
             except TimeoutError:
+                self.hung = True
                 return f"step {index} {step.model_dump()}: the page did not answer within {bound:g} s"
             except PlaywrightError as err:
                 return f"step {index} {step.model_dump()}: {str(err).splitlines()[0]}"
@@ -184,6 +253,12 @@ class PageFolder:
         return None
 
     async def close(self) -> None:
+        """Hand the slot back to the renderer (which wipes and parks it), or close the context."""
+        self._slot.owner = None
+        if self._release is not None:
+            release, self._release = self._release, None
+            await release(self._slot, not self.hung)
+            return
         try:
             await self.context.close()
         except PlaywrightError:
@@ -220,14 +295,19 @@ async def _apply(page: Page, step: Step, timeout_ms: int = STEP_TIMEOUT_MS) -> N
 
 
 class Renderer:
-    """Playwright and one headless Chromium, shared by every page folder it opens."""
+    """Playwright and one headless Chromium, shared by every page folder it opens; with
+    ``reuse_pages`` (the default) up to ``pool`` idle contexts are kept for the next folders."""
 
     def __init__(self, executable: str = "/usr/bin/chromium", settle_timeout_s: float = 5.0,
-                 quiet_ms: int = 30, step_timeout_ms: int = STEP_TIMEOUT_MS) -> None:
+                 quiet_ms: int = 30, step_timeout_ms: int = STEP_TIMEOUT_MS, reuse_pages: bool = True,
+                 pool: int = 2) -> None:
         self.executable, self.settle_timeout_s, self.quiet_ms = executable, settle_timeout_s, quiet_ms
         self.step_timeout_ms = step_timeout_ms  # a loaded machine may need more than STEP_TIMEOUT_MS per step
+        self.reuse_pages, self.pool = reuse_pages, pool
         self._pw: Playwright | None = None
         self._browser: Browser | None = None
+        self._idle: list[_Slot] = []
+        self._cdp: CDPSession | None = None  # the browser's own session: which windows exist
 
     async def start(self) -> None:
         if self._browser is not None:
@@ -239,14 +319,19 @@ class Renderer:
                                                        args=CHROMIUM_ARGS)
 
     async def open(self, folder: Path) -> PageFolder:
-        """A fresh context serving ``folder`` with its index.html loaded and settled."""
+        """``folder`` with its index.html loaded and settled, in a fresh or a wiped context."""
         await self.start()
         assert self._browser is not None
-        context = await self._browser.new_context(
-            viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]}, device_scale_factor=1,
-            accept_downloads=False, service_workers="block")
-        await context.add_init_script(WATCH_JS)
-        page = PageFolder(context, folder, self.settle_timeout_s, self.quiet_ms, self.step_timeout_ms)
+        if self._idle:
+            slot = self._idle.pop()
+        else:
+            context = await self._browser.new_context(
+                viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]}, device_scale_factor=1,
+                accept_downloads=False, service_workers="block")
+            await context.add_init_script(WATCH_JS)
+            slot = _Slot(context)
+        page = PageFolder(slot.context, folder, self.settle_timeout_s, self.quiet_ms, self.step_timeout_ms, slot,
+                          self._release if self.reuse_pages else None)
         try:
             await page.open()
         except BaseException:
@@ -254,7 +339,52 @@ class Renderer:
             raise
         return page
 
+    async def _release(self, slot: _Slot, reusable: bool) -> None:
+        """Wipe a slot and park it for the next folder (see the module notes); close it when its page
+        hung, when wiping it fails or takes over WIPE_TIMEOUT_S, or when ``pool`` slots are parked."""
+        if reusable and self._browser is not None and len(self._idle) < self.pool:
+            try:
+                await asyncio.wait_for(self._wipe(slot), WIPE_TIMEOUT_S)
+            except (TimeoutError, PlaywrightError):
+                pass
+            else:
+                self._idle.append(slot)
+                return
+        try:
+            await slot.context.close()
+        except PlaywrightError:
+            pass
+
+    async def _wipe(self, slot: _Slot) -> None:
+        """Clear what the page left; PlaywrightError when the slot cannot be reused: its page is gone or
+        it opened another window (a popup could still reach the origin's storage, so the context goes)."""
+        assert self._browser is not None
+        if slot.page is None or slot.page.is_closed():
+            raise PlaywrightError("the slot's page was closed")
+        await slot.page.evaluate(_WIPE_JS)
+        await slot.page.goto("about:blank")
+        if slot.cdp is None:
+            slot.cdp = await slot.context.new_cdp_session(slot.page)
+            slot.context_id = (await slot.cdp.send("Target.getTargetInfo"))["targetInfo"]["browserContextId"]
+        if self._cdp is None:
+            self._cdp = await self._browser.new_browser_cdp_session()
+        # Chromium creates a window's target when it is opened, so once the opener has left its
+        # document every window it opened is listed here, announced to Playwright or not.
+        targets = (await self._cdp.send("Target.getTargets"))["targetInfos"]
+        windows = [t for t in targets if t.get("browserContextId") == slot.context_id and t["type"] == "page"]
+        if len(windows) != 1 or len(slot.context.pages) != 1:
+            raise PlaywrightError("the page opened other windows")
+        await slot.context.clear_cookies()
+        await slot.cdp.send("Storage.clearDataForOrigin", {"origin": ORIGIN.rstrip("/"), "storageTypes": "all"})
+
     async def close(self) -> None:
+        for slot in self._idle:
+            try:
+                await slot.context.close()
+            except PlaywrightError:
+                pass
+        self._idle.clear()
+        self._cdp = None
         if self._browser is not None:
             await self._browser.close()
             self._browser = None

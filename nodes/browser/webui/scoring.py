@@ -81,8 +81,8 @@ async def _gt_stage(gt: PageFolder, task: Task, index: int | None) -> tuple[list
     """The ground truth after interaction ``index`` (None: as loaded); TaskError when it fails there."""
     if index is not None and (why := await gt.run(task.interactions[index])) is not None:
         raise TaskError(f"{task.root / task.steps_file}: interaction {index} fails on the ground truth: {why}")
-    try:
-        return await gt.collect()
+    try:  # the outerHTML map is only read to exclude what an interaction left unchanged
+        return await gt.collect(html=bool(task.interactions))
     except RenderError as err:
         raise TaskError(f"{task.root}: the ground truth cannot be read: {err}") from None
 
@@ -92,7 +92,7 @@ async def _gen_stage(gen: PageFolder, task: Task, index: int | None) -> tuple[li
     if index is not None and (why := await gen.run(task.interactions[index])) is not None:
         return [], why
     try:
-        return (await gen.collect())[0], None
+        return (await gen.collect(html=False))[0], None
     except RenderError as err:
         return [], str(err)
 
@@ -171,11 +171,12 @@ async def collect_folder(renderer: Renderer, task: Task, page_dir: Path) -> Coll
             collected.stages.append(Stage(name, gt_elements, before, after, gen_elements, why))
             before = after
     finally:
+        collected.truth_refused = list(gt.refused)
+        closing = [gt.close()]
         if isinstance(gen, PageFolder):
             collected.refused = list(gen.refused)
-            await gen.close()
-        collected.truth_refused = list(gt.refused)
-        await gt.close()
+            closing.append(gen.close())
+        await asyncio.gather(*closing)  # both pages are wiped for reuse at once
     return collected
 
 
