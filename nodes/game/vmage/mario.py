@@ -48,7 +48,7 @@ LEVELS: dict[int, Level] = level_table("supermario", {
 
 # physics, in pixels and logic frames (30 per second of game time)
 GRAVITY = 1.2
-JUMP_SPEED = 15.0  # a jump rises ~94 px (three tiles) and lasts 25 frames (five decisions)
+JUMP_SPEED = 19.0  # a jump rises ~141 px (over a pipe of four tiles) and lasts 32 frames (six decisions)
 MAX_FALL = 14.0
 RUN_SPEED = 5.0
 ACCEL = 0.7  # on the ground, per frame a direction is held

@@ -2,7 +2,8 @@
 
 It reads the game state, not the picture: it heads for the nearest coin or unbumped coin box
 (ahead of Mario on stages with a flagpole, either way on the one-screen stages), then for the
-flagpole; it jumps at walls, pits and Goombas in its way and under what it wants above it. Each
+flagpole; it jumps at walls, pits and Goombas in its way and under what it wants above it, and
+for a target over a ledge it first jumps up onto the ledge from its nearer end. Each
 choice is checked on copies of the game: the first action in its order of preference after
 which some short follow-up keeps Mario alive, so it does not jump into a pit or a Goomba it
 could see coming. The copies never touch the game's random generator (play draws nothing).
@@ -80,19 +81,48 @@ def _blocked(game: SuperMario, d: int) -> bool:
     return False
 
 
+def _ledge(game: SuperMario, target: tuple[float, float]) -> tuple[int, int, int] | None:
+    """The ledge between Mario and a target above it, as (row, first column, last column): a
+    target on or over a ledge is reached by jumping up onto the ledge from one of its ends."""
+    m = game.mario
+    feet = math.floor((m.y + m.h - 1) / TILE)
+    tc, tr = math.floor(target[0] / TILE), math.floor((target[1] - 1) / TILE)
+    for r in range(tr + 1, feet + 1):
+        if game.solid(tc, r):
+            first = last = tc
+            while first > 0 and game.solid(first - 1, r):
+                first -= 1
+            while last < game.stage.width - 1 and game.solid(last + 1, r):
+                last += 1
+            return r, first, last
+    return None
+
+
 def scripted(game: SuperMario) -> str:
     m = game.mario
     target = _target(game)
     if target is None:
         return "NONE"
-    dx = target[0] - (m.x + m.w / 2)
+    mx = m.x + m.w / 2
+    ledge = _ledge(game, target)
+    climb = 0  # the way onto the ledge, once Mario stands at one of its ends
+    if ledge is not None:
+        _, first, last = ledge
+        ends = (first * TILE - m.w / 2 - 2, 1), ((last + 1) * TILE + m.w / 2 + 2, -1)
+        spot, into = min(ends, key=lambda e: abs(e[0] - mx))
+        if not m.on_ground and first * TILE - TILE < mx < (last + 2) * TILE:
+            spot = mx + into * TILE  # in the air beside it: steer onto it
+        elif abs(spot - mx) < TILE / 2:
+            climb = into
+        target = (spot, m.y + m.h / 2)
+    dx = target[0] - mx
     d = 0 if abs(dx) < 6 else (1 if dx > 0 else -1)
     if d == 0 and target[1] > m.y + m.h + TILE / 2:
         d = game.facing  # right above it on a ledge: walk on until Mario drops off
     steer = {1: "RIGHT", -1: "LEFT", 0: "NONE"}[d]
-    jump = {1: "UP+RIGHT", -1: "UP+LEFT", 0: "UP"}[d]
+    jump = {1: "UP+RIGHT", -1: "UP+LEFT", 0: "UP"}[climb or d]
     above = target[1] < m.y - 4 and abs(dx) < 1.5 * TILE
-    if m.on_ground and (above or (d and _blocked(game, d))):
+    if m.on_ground and (climb or above or (d and _blocked(game, d))):
         order = [jump, steer, "NONE"]
     else:
         order = [steer, "NONE", jump]
