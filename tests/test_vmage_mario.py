@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 import yaml
 
+from kernel.sdk.node import Node, service
+from kernel.sdk.testing import Harness
 from nodes.game.vmage import mario
 from nodes.game.vmage.base import decide, play, render
 from nodes.game.vmage.catalog import GAMES, cells, template_for
@@ -203,6 +205,9 @@ def test_frames_are_360_high_with_the_dashboard_at_the_top():
     still = render(game)
     hold(game, "RIGHT", 6)  # the view scrolls with Mario
     assert not np.array_equal(still[60:], render(game)[60:])
+    for level in (5, 10):  # the state in words, for text-only agents
+        text = SuperMario(level, 0).describe()
+        assert text.startswith(f"Super Mario level {level}: Mario at column") and "Goombas at dx" in text
 
 
 # --- baselines -----------------------------------------------------------------------------------------
@@ -241,3 +246,36 @@ def test_launch_random_supermario_plays_the_levels_through_real_processes(tmp_pa
     levels = summary["vmage"]["levels"]
     assert set(levels) == {f"supermario/{n}" for n in range(1, 5)}
     assert levels["supermario/2"]["paper"]["human"] == 800.0
+
+
+class JumpingModel(Node):
+    """Answers UP+RIGHT in V-MAGE's format, every other time with extra words (an invalid reply)."""
+
+    def __init__(self) -> None:
+        self.systems: list[str] = []
+
+    @service("chat")
+    def chat(self, body: dict) -> dict:
+        self.systems.append(body["messages"][0]["content"])
+        action = "UP+RIGHT" if len(self.systems) % 2 else "UP+RIGHT (over the pipe)"
+        return {"text": f"Observation: a pipe\nReasoning: jump\nAction: {action}",
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1}, "latency_s": 0.0, "cost_usd": 0.0}
+
+
+async def test_llm_agent_takes_the_supermario_template_and_its_six_actions(tmp_path):
+    model = JumpingModel()
+    h = Harness(quiet=True, episodes=1, run_dir=tmp_path)
+    h.add("env", "nodes.game.vmage.node:VmageEnv", params={"game": "supermario", "level": 1, "max_rounds": 20},
+          inputs={"action": "agent/action"}, clock={"mode": "lockstep"})
+    h.add("agent", "nodes.agent.llm:LLMAgent", params={"model": "model", "images": False},
+          inputs={"obs": {"from": "env/obs", "policy": "fifo"}})
+    h.add("judge", "nodes.judge.vmage:VmageJudge", inputs={"step": {"from": "env/step", "policy": "block"}})
+    h.local("model", model)
+    async with h:
+        await h.start()
+        status, _ = await h.wait_finished(60)
+        assert status == "completed"
+        (record,) = h.kernel.book.records.values()
+    m = record["metrics"]
+    assert (m["frames"], m["invalid"], m["reason"]) == (20, 3, "max_rounds")  # 4 valid decisions, 3 invalid
+    assert "Super Mario" in model.systems[0] and "UP+LEFT" in model.systems[0]
