@@ -82,6 +82,9 @@ class Body:
 
 @dataclass(slots=True)
 class Goomba:
+    """A walking enemy; a stomped one stays on screen flattened for a moment, so the model can see
+    the stomp that scored."""
+
     body: Body
     alive: bool = True
     squashed: int = 0  # frames left to show the flattened Goomba after a stomp

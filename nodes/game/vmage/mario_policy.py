@@ -66,7 +66,7 @@ def _blocked(game: SuperMario, d: int) -> bool:
     row = math.floor((m.y + m.h - 1) / TILE)
     for ahead in (4, TILE // 2, TILE):
         c = math.floor((front + d * ahead) / TILE)
-        if game.solid(c, row) or game.solid(c, row - 1 if m.h > TILE else row):
+        if game.solid(c, row):
             return True
         if row == GROUND - 1 and not game.solid(c, GROUND):
             return True
