@@ -174,6 +174,8 @@ def test_the_flagpole_and_the_frame_limit_end_the_episode():
     assert game.reason in ("Mario fell into a pit", "Mario reached the flagpole", "max_rounds")
     done = play(SuperMario(8, 0), lambda g: g.policy())
     assert done.reason == "Mario reached the flagpole" and done.score == 1200  # every coin, then the pole
+    classic = play(SuperMario(10, 1), lambda g: g.policy())  # the long stage can be played through
+    assert classic.reason == "Mario reached the flagpole" and classic.stomped > 0 and classic.boxes_hit > 0
     idle = play(SuperMario(6, 0), lambda g: "NONE")
     assert idle.reason == "max_rounds" and idle.frame == 300 and idle.score == 0
 

@@ -233,6 +233,7 @@ def _classic(s: int) -> Stage:
     st.row("brick", 5, 80, 87)
     st.row("brick", 5, 91, 93)
     st.tiles[(94, 5)] = "box"
+    st.tiles[(94, 9)] = "brick"  # to stand on under that box: every box can be bumped
     st.tiles[(106, 9)] = st.tiles[(109, 9)] = st.tiles[(112, 9)] = "box"
     st.row("brick", 9, 118, 118)
     st.row("brick", 5, 121, 123)

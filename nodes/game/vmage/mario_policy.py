@@ -49,7 +49,8 @@ def _target(game: SuperMario) -> tuple[float, float] | None:
     m = game.mario
     mx = m.x + m.w / 2
     spots = [((c + 0.5) * TILE, (r + 0.5) * TILE) for c, r in game.coins]
-    spots += [((c + 0.5) * TILE, (r + 1) * TILE) for (c, r), k in game.tiles.items() if k == "box"]
+    spots += [((c + 0.5) * TILE, (r + 1) * TILE) for (c, r), k in game.tiles.items()
+              if k == "box" and m.y + m.h > (r + 1) * TILE]  # a box is bumped from below only
     if game.stage.flag is not None:
         spots = [s for s in spots if s[0] > mx - 2 * TILE and s[0] < mx + 12 * TILE]
     if spots:
