@@ -107,8 +107,9 @@ def test_rank_puts_the_stronger_entrant_first_with_avg_and_pooled() -> None:
 def test_human_ratio_is_the_mean_of_per_level_ratios_per_game() -> None:
     ent = _entrant("m", {("pong", 1, 0): 2.0, ("pong", 1, 1): 4.0, ("pong", 3, 0): 1.0, ("race", 1, 0): 50.0,
                          ("supermario", 1, 0): 3.0})
-    # Race's human scores 100 on every level; SuperMario has no human score here yet
-    assert human_ratio(ent) == {"pong": pytest.approx((0.3 + 0.1) / 2), "race": pytest.approx(0.5)}
+    # Race's human scores 100 on every level, SuperMario's level 1 800
+    assert human_ratio(ent) == {"pong": pytest.approx((0.3 + 0.1) / 2), "race": pytest.approx(0.5),
+                                "supermario": pytest.approx(3.0 / 800)}
 
 
 def _fake_run(path: Path, agent: str, scores: dict[tuple[str, int, int], float], model: dict | None = None) -> Path:

@@ -24,7 +24,7 @@ JUDGE = "nodes.judge.vmage:VmageJudge"
 
 
 def test_params_name_the_key_and_the_allowed_values():
-    with pytest.raises(ValidationError, match=r"game[\s\S]*'pong', 'flappybird'[\s\S]*'race'"):
+    with pytest.raises(ValidationError, match=r"game[\s\S]*'pong', 'flappybird'[\s\S]*'race'[\s\S]*'supermario'"):
         VmageEnv.parse_params({"game": "tetris"})
     with pytest.raises(ValidationError, match=r"level: 8 is not a level of flappybird; allowed: 1-7"):
         VmageEnv.parse_params({"game": "flappybird", "level": 8})

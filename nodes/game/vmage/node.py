@@ -23,13 +23,13 @@ from kernel.sdk.node import Episode, service
 from nodes.game.vmage.base import DEFAULT_HEIGHT, FRAME_CAP, Game, decide, render
 from nodes.game.vmage.catalog import GAMES, cells, episode_cell, template_for
 
-GameName = Literal["pong", "flappybird", "race", "tempestrun"]
+GameName = Literal["pong", "flappybird", "race", "tempestrun", "supermario"]
 
 
 class VmageParams(EnvParams):
-    game: GameName = Field(..., description="the game: pong, flappybird, race or tempestrun")
+    game: GameName = Field(..., description="the game: pong, flappybird, race, tempestrun or supermario")
     level: int | list[int] | Literal["all"] = Field("all", description="the levels to play (pong 1-3, "
-                                                    "flappybird 1-7, race 1-9, tempestrun 1-4), one number, "
+                                                    "flappybird 1-7, race 1-9, tempestrun 1-4, supermario 1-10), one number, "
                                                     "a list or all")
     height: int = Field(DEFAULT_HEIGHT, gt=0, description="frames are the whole window scaled to this height "
                         "(V-MAGE: 360; its ablations 120/240/480)")

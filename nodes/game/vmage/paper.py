@@ -37,4 +37,16 @@ PAPER_SCORES: dict[str, dict[int, dict[str, float]]] = {
         3: {"random": 190.71, "human": 1000.0, "gpt-4o": 213.73},
         4: {"random": 157.17, "human": 800.0, "gpt-4o": 177.60},
     },
+    "supermario": {  # Table 7: its row "Level11" is taken as level 1 and "Level10" as level 10 (README)
+        1: {"random": 86.50, "human": 800.0, "gpt-4o": 372.85},
+        2: {"random": 94.83, "human": 800.0, "gpt-4o": 424.92},
+        3: {"random": 53.19, "human": 1000.0, "gpt-4o": 802.99},
+        4: {"random": 52.15, "human": 1400.0, "gpt-4o": 369.76},
+        5: {"random": 380.13, "human": 800.0, "gpt-4o": 125.08},
+        6: {"random": 472.78, "human": 800.0, "gpt-4o": 233.36},
+        7: {"random": 268.74, "human": 800.0, "gpt-4o": 440.66},
+        8: {"random": 68.79, "human": 900.0, "gpt-4o": 91.75},
+        9: {"random": 329.19, "human": 1300.0, "gpt-4o": 693.56},
+        10: {"random": 8.36, "human": 800.0, "gpt-4o": 18.77},
+    },
 }
