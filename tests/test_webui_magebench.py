@@ -132,6 +132,15 @@ def test_the_env_finds_magebench_folders():
     assert task_folders(SETS) == [FOLDER] and task_folders(FOLDER) == [FOLDER]
 
 
+def test_the_tasks_lister_lists_magebench_folders_as_their_own_kind(capsys):
+    from nodes.browser.webui.__main__ import main
+
+    assert main(["tasks", str(FOLDER.parent)]) == 0
+    out = capsys.readouterr().out
+    assert "Reading-Lamp" in out and "BROKEN" not in out
+    assert "magebench 1" in out and "1 tasks (1 interactive), 0 broken" in out
+
+
 @needs_chromium
 @pytest.mark.parametrize("rules", ["released", "corrected"])
 def test_the_cli_scores_the_ground_truth_100_against_itself(rules):

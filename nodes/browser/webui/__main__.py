@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from nodes.browser.webui.aes import RULES
+from nodes.browser.webui.magebench_folder import is_magebench_folder
 from nodes.browser.webui.scoring import score
 from nodes.browser.webui.task import KINDS, TASKS_DIR, TaskError, check_annotations, load_task, task_kind
 
@@ -32,13 +33,14 @@ def list_tasks(folder: Path) -> int:
     print(f"{'task':<28} {'kind':<8} {'interactions':>12} {'elements':>8}")
     for root in sorted(p for p in folder.iterdir() if p.is_dir()):
         try:
-            kind, task = task_kind(root.name), load_task(root)
-            elements = check_annotations(root / "index.html")
+            theirs = is_magebench_folder(root)  # MageBench's own layout: named by its site, not a kind
+            kind, task = "magebench" if theirs else task_kind(root.name), load_task(root)
+            elements = check_annotations(root / "index.html", strict=not theirs)
         except TaskError as err:
             broken += 1
             print(f"{root.name:<28} BROKEN   {err}")
             continue
-        kinds[kind] += 1
+        kinds[kind] = kinds.get(kind, 0) + 1
         interactive += bool(task.interactions)
         print(f"{root.name:<28} {kind:<8} {len(task.interactions):>12} {elements:>8}")
     print("per kind: " + ", ".join(f"{k} {n}" for k, n in kinds.items()))
