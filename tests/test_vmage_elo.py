@@ -1,5 +1,6 @@
 """The V-MAGE ELO judge: the update pinned to hand-computed numbers, the order averaging, the pairing
-on shared layouts, run folders read and refused, and two real runs ranked through the CLI."""
+on shared layouts, run folders read and refused, the unit-test and anchoring metrics by hand, and
+two real runs ranked through `launch elo` (a pack command: kernel.tools.commands)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import pytest
 
 from nodes.judge.vmage_elo import (Pool, build_pool, elo_passes, expected, human_ratio, main, outcome, rank,
                                    stabilized, update)
-from nodes.judge.vmage_runs import EloError, Entrant, Result, load_entrants, parse_names, run_name
+from nodes.judge.vmage_metrics import anchoring, unit_tests
+from nodes.judge.vmage_runs import EloError, Entrant, Result, load_entrants, parse_names, run_model
 from tests.helpers import ROOT, launch, launch_env
 
 # A beats B, B draws C, C beats A: a cycle, so the order of the matches decides the ratings.
@@ -131,14 +133,18 @@ def test_run_folders_named_merged_and_refused(tmp_path: Path) -> None:
     rand_pong = _fake_run(tmp_path / "rp", "agent.random", pong)
     rand_flappy = _fake_run(tmp_path / "rf", "agent.random", flappy)
     llm = _fake_run(tmp_path / "llm", "agent.llm", {**pong, **flappy}, {"model": "model"})
-    assert run_name(llm) == "gpt-4o" and run_name(rand_pong) == "random"
-    ents = load_entrants([llm, rand_flappy, rand_pong])
-    assert [e.name for e in ents] == ["gpt-4o", "random"]
-    assert len(ents[1].results) == 6  # one model's runs over two games are one entrant
+    assert run_model(llm) == "gpt-4o" and run_model(rand_pong) == "random"
+    ents = load_entrants([llm, rand_flappy, rand_pong])  # named by their run folders
+    assert [(e.name, e.model, e.is_random) for e in ents] == [("llm", "gpt-4o", False), ("rf", "random", True),
+                                                             ("rp", "random", True)]
+    ents = load_entrants([llm, rand_flappy, rand_pong], parse_names([f"{rand_flappy}=rand", f"{rand_pong}=rand"]))
+    assert [e.name for e in ents] == ["llm", "rand"]
+    assert len(ents[1].results) == 6  # one model's runs over two games, labelled alike, are one entrant
     with pytest.raises(EloError, match="named 'random'"):
-        load_entrants([rand_pong, _fake_run(tmp_path / "rp2", "agent.random", pong), llm])
+        load_entrants([rand_pong, _fake_run(tmp_path / "rp2", "agent.random", pong), llm],
+                      parse_names([f"{rand_pong}=random", f"{tmp_path / 'rp2'}=random"]))
     ents = load_entrants([rand_pong, tmp_path / "rp2"], parse_names([f"{tmp_path / 'rp2'}=random-2"]))
-    assert [e.name for e in ents] == ["random", "random-2"]
+    assert [e.name for e in ents] == ["random-2", "rp"]
     with pytest.raises(EloError, match="no such run folder"):
         load_entrants([rand_pong, tmp_path / "missing"])
     (tmp_path / "empty").mkdir()
@@ -150,7 +156,7 @@ def test_run_folders_named_merged_and_refused(tmp_path: Path) -> None:
     with pytest.raises(EloError, match="other: no V-MAGE episodes"):
         load_entrants([rand_pong, other])
     with pytest.raises(EloError, match="rf: shares no \\(game, level, round\\)"):
-        load_entrants([tmp_path / "rp2", rand_flappy], parse_names([f"{tmp_path / 'rp2'}=x"]))
+        load_entrants([tmp_path / "rp2", rand_flappy])
     with pytest.raises(EloError, match="at least two"):
         load_entrants([rand_pong])
     cut = _fake_run(tmp_path / "cut", "agent.scripted", pong)
@@ -158,8 +164,8 @@ def test_run_folders_named_merged_and_refused(tmp_path: Path) -> None:
     last = json.loads(lines[-1])
     last["metrics"]["reason"] = "stopped: run timeout"  # the run ended it, not the game
     (cut / "episodes.jsonl").write_text("\n".join([*lines[:-1], json.dumps(last)]) + "\n")
-    ents = load_entrants([rand_pong, cut])
-    assert len(ents[1].results) == 2 and ents[1].cut == 1
+    ents = {e.name: e for e in load_entrants([rand_pong, cut])}
+    assert len(ents["cut"].results) == 2 and ents["cut"].cut == 1
 
 
 def test_cli_refuses_with_the_run_folder_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
