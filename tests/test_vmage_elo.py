@@ -5,8 +5,6 @@ two real runs ranked through `launch elo` (a pack command: kernel.tools.commands
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from itertools import permutations
 from pathlib import Path
 
@@ -17,7 +15,7 @@ from nodes.judge.vmage_elo import (Pool, build_pool, elo_passes, expected, human
                                    stabilized, update)
 from nodes.judge.vmage_metrics import anchoring, unit_tests
 from nodes.judge.vmage_runs import EloError, Entrant, Result, load_entrants, parse_names, run_model
-from tests.helpers import ROOT, launch, launch_env
+from tests.helpers import ROOT, launch
 
 # A beats B, B draws C, C beats A: a cycle, so the order of the matches decides the ratings.
 CYCLE = Pool(np.array([0, 1, 2]), np.array([1, 2, 0]), np.array([1.0, 0.5, 1.0]), np.array(["g"] * 3),
@@ -114,6 +112,39 @@ def test_human_ratio_is_the_mean_of_per_level_ratios_per_game() -> None:
                                 "supermario": pytest.approx(3.0 / 800)}
 
 
+def test_unit_tests_count_episodes_above_the_random_mean() -> None:
+    rand = _entrant("random", {("pong", 1, 0): 0.0, ("pong", 1, 1): 2.0, ("flappybird", 1, 0): 1.0,
+                               ("race", 2, 0): 0.0})
+    model = Entrant("m", [Path("/runs/m")], {("pong", 1, 0): Result(1.0, 1.0), ("pong", 1, 1): Result(3.0, 1.0),
+                                             ("pong", 1, 2): Result(1.5, 1.0), ("flappybird", 1, 0): Result(1.0, 1.0),
+                                             ("race", 2, 0): Result(100.0, 1.0), ("pong", 2, 0): Result(9.0, 1.0)},
+                    {"lockstep"}, models={"gpt-4o"})
+    res = unit_tests([model, rand])
+    assert res["baseline"] == ["random"] and res["random_mean"]["pong/1"] == 1.0
+    # pong 1: 3.0 and 1.5 beat the random mean 1.0, 1.0 does not (strictly above); flappybird: 1.0 is not above 1.0
+    assert res["per_level"]["pong/1"] == {"m": pytest.approx(2 / 3), "random": 0.5}
+    assert res["per_ability"]["m"] == {"Tracking": pytest.approx(2 / 3), "Timing": 0.0}
+    assert res["overall"]["m"] == pytest.approx(3 / 5)  # race 2 counts overall; pong 2 has no baseline
+    assert "pong/2" not in res["per_level"]
+    assert unit_tests([model])["baseline"] is None  # no random entrant: no invented baseline
+    labelled = Entrant("random", [Path("/runs/x")], dict(rand.results), {"lockstep"}, models={"scripted"})
+    assert labelled.is_random and not model.is_random
+
+
+def test_anchoring_pools_runs_of_unchanged_replies_per_game() -> None:
+    ent = Entrant("m", [Path("/runs/m")], {
+        ("pong", 1, 0): Result(0, 1, decisions=12, frames=36, reply_runs=3),
+        ("pong", 2, 0): Result(0, 1, decisions=6, frames=18, reply_runs=6),
+        ("race", 1, 0): Result(0, 1, decisions=10, frames=40, reply_runs=2),
+        ("supermario", 1, 0): Result(0, 1, decisions=50, frames=250, reply_runs=1),  # left out, as the paper does
+        ("flappybird", 1, 0): Result(0, 1, decisions=5, frames=10)}, {"lockstep"})  # judged before reply runs
+    res = anchoring([ent])
+    assert res["rounds"]["m"] == {"pong": 2.0, "race": 5.0}  # pong (12 + 6) / (3 + 6)
+    assert res["frames"]["m"] == {"pong": 6.0, "race": 20.0}
+    assert res["avg_rounds"]["m"] == 3.5 and res["avg_frames"]["m"] == 13.0
+    assert res["episodes_without_reply_runs"] == {"m": 1} and res["excluded_games"] == ["supermario"]
+
+
 def _fake_run(path: Path, agent: str, scores: dict[tuple[str, int, int], float], model: dict | None = None) -> Path:
     path.mkdir(parents=True)
     nodes = [{"id": "env", "uses": "vmage.env"}, {"id": "agent", "uses": agent, "params": model or {}}]
@@ -191,24 +222,31 @@ def test_the_order_runs_are_given_in_changes_nothing(tmp_path: Path) -> None:
 
 
 def test_scripted_outranks_random_on_real_pong_runs(tmp_path: Path) -> None:
-    """Two short real runs through the launcher, then the CLI in its own process, as a user would."""
+    """Two short real runs through the launcher, then `launch elo` in its own process, as a user would
+    (it needs the framebus.commands entry point installed: `pip install -e .`)."""
     rand, scripted = tmp_path / "random", tmp_path / "scripted"
     for launch_file, out, extra in (("vmage_pong_random.yaml", rand, []),
                                     ("vmage_scripted.yaml", scripted, ["--set", "env.frame_cap=300"])):
         proc = launch("run", f"launch/{launch_file}", "--out", str(out), "--set", "run.episodes=6", *extra,
                       cwd=ROOT, timeout=240)
         assert proc.returncode == 0, proc.stdout + proc.stderr
-    cmd = [sys.executable, "-m", "nodes.judge.vmage_elo", str(rand), str(scripted), "--permutations", "2000"]
-    proc = subprocess.run([*cmd, "--json"], cwd=ROOT, env=launch_env(), capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
+    args = ["elo", str(rand), str(scripted), "--permutations", "2000"]
+    proc = launch(*args, "--json", cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
     res = json.loads(proc.stdout)
     assert list(res["avg_elo"]) == ["scripted", "random"]
     assert res["per_game"]["pong"]["scripted"] > 1500 > res["per_game"]["pong"]["random"]
     assert res["matches"] == {"pong/1": 100, "pong/2": 100, "pong/3": 100}
     assert {e["episodes"] for e in res["entrants"].values()} == {6}
-    table = subprocess.run(cmd, cwd=ROOT, env=launch_env(), capture_output=True, text=True, timeout=120)
+    assert res["entrants"]["random"]["random"] and res["entrants"]["scripted"]["model"] == "scripted"
+    assert res["unit_test"]["baseline"] == ["random"] and res["unit_test"]["overall"]["scripted"] > 0.5
+    # the tracker holds its paddles still between moves; random changes its reply about 4 times in 5
+    anchor = res["anchoring"]["rounds"]
+    assert anchor["scripted"]["pong"] > anchor["random"]["pong"] >= 1.0
+    table = launch(*args, cwd=ROOT, timeout=120)
     assert table.returncode == 0, table.stderr
-    assert "V-MAGE ELO (ours)" in table.stdout and "Avg. ELO" in table.stdout and "Table 2" in table.stdout
+    for title in ("V-MAGE ELO (ours)", "Avg. ELO", "Unit tests", "Anchoring", "Table 2"):
+        assert title in table.stdout
     lines = table.stdout.splitlines()
     assert next(i for i, l in enumerate(lines) if "scripted" in l) < next(i for i, l in enumerate(lines)
                                                                           if "│ random" in l)
