@@ -199,6 +199,23 @@ def test_run_folders_named_merged_and_refused(tmp_path: Path) -> None:
     assert len(ents["cut"].results) == 2 and ents["cut"].cut == 1
 
 
+def test_anchoring_on_the_reply_text_of_an_llm_agents_step_records(tmp_path: Path) -> None:
+    pong = {("pong", 1, 0): 1.0, ("pong", 1, 1): 1.0}
+    llm = _fake_run(tmp_path / "llm", "agent.llm", pong, {"model": "model"})
+    (llm / "steps").mkdir()
+    replies = [("ep00000", 0, "a"), ("ep00000", 1, "a"), ("ep00000", 2, "b"),
+               ("ep00001", 0, "x"), ("ep00001", 1, "y"), ("ep00001", 0, "z"), ("ep00001", 1, "z")]  # ep1 replayed
+    (llm / "steps" / "agent.jsonl").write_text("".join(
+        json.dumps({"episode": e, "t": t, "response": r, "action": "NONE"}) + "\n" for e, t, r in replies))
+    rand = _fake_run(tmp_path / "rand", "agent.random", pong)
+    ents = {e.name: e for e in load_entrants([llm, rand])}
+    got = {k: (r.text_runs, r.texts) for k, r in ents["llm"].results.items()}
+    assert got == {("pong", 1, 0): (2, 3), ("pong", 1, 1): (1, 2)}  # a a b; the replayed episode's z z
+    assert all(r.text_runs is None for r in ents["rand"].results.values())
+    res = anchoring(list(ents.values()))
+    assert res["text_rounds"] == {"llm": {"pong": pytest.approx(5 / 3)}} and res["avg_text_rounds"]["llm"] == 5 / 3
+
+
 def test_cli_refuses_with_the_run_folder_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = _fake_run(tmp_path / "a", "agent.random", {("pong", 1, 0): 1.0})
     assert main([str(run), str(tmp_path / "nope")]) == 2

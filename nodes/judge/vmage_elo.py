@@ -355,17 +355,22 @@ def _print_unit_and_anchoring(result: dict[str, Any], console: Any) -> None:
                 t.add_row(n, *["-" if a not in ab else f"{ab[a]:.2f}" for a in abilities], f"{unit['overall'][n]:.2f}")
         console.print(t)
     anchor = result["anchoring"]
-    if anchor["rounds"]:
+    if anchor["rounds"] or anchor["text_rounds"]:
         games = sorted({g for v in anchor["rounds"].values() for g in v})
-        t = Table(title="Anchoring: mean run of unchanged replies, decisions / frames (Super Mario left out)")
+        t = Table(title="Anchoring: mean run of unchanged replies (the action), decisions / frames (Super Mario "
+                        "left out)")
         t.add_column("Entrant")
         for col in (*[g.capitalize() for g in games], "Avg."):
             t.add_column(col, justify="right")
+        texts = anchor["avg_text_rounds"]
+        if texts:
+            t.add_column("Avg. on the reply text", justify="right")
         for n in names:
-            if n in anchor["rounds"]:
-                r, f = anchor["rounds"][n], anchor["frames"][n]
+            if n in anchor["rounds"] or n in texts:
+                r, f = anchor["rounds"].get(n, {}), anchor["frames"].get(n, {})
                 t.add_row(n, *["-" if g not in r else f"{r[g]:.1f} / {f[g]:.0f}" for g in games],
-                          f"{anchor['avg_rounds'][n]:.1f} / {anchor['avg_frames'][n]:.0f}")
+                          f"{anchor['avg_rounds'][n]:.1f} / {anchor['avg_frames'][n]:.0f}" if r else "-",
+                          *([f"{texts[n]:.1f}" if n in texts else "-"] if texts else []))
         console.print(t)
 
 

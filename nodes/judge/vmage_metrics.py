@@ -12,7 +12,10 @@ response remained unchanged", Super Mario left out ("being stuck in a corner" is
 "avg frames" = the sampling interval x that. judge.vmage counts each episode's maximal runs of one
 unchanged reply (the action the game received); pooled per game, decisions / runs is the mean run
 length in decisions and frames / runs in frames (exactly interval x rounds in lockstep, and the
-frames really played under the realtime clock).
+frames really played under the realtime clock). Where an LLM agent recorded its raw replies
+(``RUN/steps``), the same is counted on the reply text too (``text_*``): the paper's "output
+response" likely means the whole reply, and a model that reasons anew each time never repeats it
+even when its action stays.
 """
 
 from __future__ import annotations
@@ -85,12 +88,20 @@ def anchoring(entrants: Sequence[Entrant]) -> dict[str, Any]:
     Avg. column. Episodes judged before judge.vmage counted reply runs are skipped (and counted)."""
     rounds: dict[str, dict[str, float]] = {}
     frames: dict[str, dict[str, float]] = {}
+    text_rounds: dict[str, dict[str, float]] = {}
+    text_frames: dict[str, dict[str, float]] = {}
     uncounted: dict[str, int] = {}
     for ent in entrants:
         sums: dict[str, list[int]] = {}  # game -> [decisions, frames, runs]
+        text: dict[str, list[int]] = {}  # game -> [replies, frames, runs of one reply text]
         for (g, _, _), res in ent.results.items():
             if g in ANCHOR_EXCLUDED:
                 continue
+            if res.text_runs:
+                t = text.setdefault(g, [0, 0, 0])
+                t[0] += res.texts
+                t[1] += res.frames
+                t[2] += res.text_runs
             if res.reply_runs is None or res.reply_runs < 1:
                 uncounted[ent.name] = uncounted.get(ent.name, 0) + 1
                 continue
@@ -101,8 +112,13 @@ def anchoring(entrants: Sequence[Entrant]) -> dict[str, Any]:
         if sums:
             rounds[ent.name] = {g: d / r for g, (d, _, r) in sorted(sums.items())}
             frames[ent.name] = {g: f / r for g, (_, f, r) in sorted(sums.items())}
+        if text:
+            text_rounds[ent.name] = {g: d / r for g, (d, _, r) in sorted(text.items())}
+            text_frames[ent.name] = {g: f / r for g, (_, f, r) in sorted(text.items())}
     return {"rounds": rounds, "frames": frames,
             "avg_rounds": {n: float(np.mean(list(v.values()))) for n, v in rounds.items()},
             "avg_frames": {n: float(np.mean(list(v.values()))) for n, v in frames.items()},
+            "text_rounds": text_rounds, "text_frames": text_frames,
+            "avg_text_rounds": {n: float(np.mean(list(v.values()))) for n, v in text_rounds.items()},
             "episodes_without_reply_runs": uncounted,
             "excluded_games": list(ANCHOR_EXCLUDED)}

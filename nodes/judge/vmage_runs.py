@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,8 @@ class Result:
     decisions: int = 0
     frames: int = 0
     reply_runs: int | None = None  # None: judged before judge.vmage counted them
+    text_runs: int | None = None  # runs of one unchanged reply text (an LLM agent's step records)
+    texts: int = 0  # the replies text_runs was counted over
 
 
 @dataclass
@@ -134,6 +136,7 @@ def read_run(run: Path) -> tuple[dict[Key, Result], set[str], int]:
         raise EloError(f"{run}: not a run folder (it is a file)")
     records = _episode_records(run)
     results: dict[Key, Result] = {}
+    ids: dict[str, Key] = {}
     clocks: set[str] = set()
     cut = 0
     for rec in records:
@@ -150,12 +153,44 @@ def read_run(run: Path) -> tuple[dict[Key, Result], set[str], int]:
         runs = m.get("reply_runs")
         results[key] = Result(float(m["score"]), float(m["valid_rate"]), int(m.get("decisions") or 0),
                               int(m.get("frames") or 0), None if runs is None else int(runs))
+        ids[str(rec.get("episode_id"))] = key
         clocks.add(str(m.get("clock", "lockstep")))
     if not results:
         why = f" ({cut} cut short by the run)" if cut else ""
         raise EloError(f"{run}: no V-MAGE episodes among its {len(records)} ended episode(s){why} (none carries "
                        f"{', '.join(REQUIRED)}: was it a vmage.env run judged by judge.vmage?)")
+    for eid, (runs, texts) in text_runs(run).items():
+        if eid in ids:
+            results[ids[eid]] = replace(results[ids[eid]], text_runs=runs, texts=texts)
     return results, clocks, cut
+
+
+def text_runs(run: Path) -> dict[str, tuple[int, int]]:
+    """Per episode id, (runs of one unchanged reply text, replies) from the run's agent step records
+    (``RUN/steps/<agent>.jsonl``, written by agent.llm with each raw ``response``): the paper's
+    "output response", for the anchoring metric beside the action-based count of judge.vmage. Only
+    a run with one such file: with several agents, whose replies are whose is not V-MAGE's setting.
+    An episode replayed from its step 0 counts its last attempt."""
+    files = sorted((run / "steps").glob("*.jsonl")) if (run / "steps").is_dir() else []
+    if len(files) != 1:
+        return {}
+    replies: dict[str, list[str]] = {}
+    for line in files[0].read_text(errors="replace").splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(rec, dict) or not isinstance(rec.get("response"), str) or rec.get("episode") is None:
+            continue
+        eid = str(rec["episode"])
+        if rec.get("t") == 0:
+            replies[eid] = []  # a fresh start (again, for a replayed episode)
+        replies.setdefault(eid, []).append(rec["response"])
+    out = {}
+    for eid, texts in replies.items():
+        if texts:
+            out[eid] = (1 + sum(a != b for a, b in zip(texts, texts[1:])), len(texts))
+    return out
 
 
 def parse_names(pairs: list[str]) -> dict[Path, str]:
