@@ -175,6 +175,10 @@ def test_run_folders_named_merged_and_refused(tmp_path: Path) -> None:
         load_entrants([rand_pong, _fake_run(tmp_path / "rp2", "agent.random", pong), llm],
                       parse_names([f"{rand_pong}=random", f"{tmp_path / 'rp2'}=random"]))
     ents = load_entrants([rand_pong, tmp_path / "rp2"], parse_names([f"{tmp_path / 'rp2'}=random-2"]))
+    twin = _fake_run(tmp_path / "elsewhere" / "rp", "agent.random", flappy)
+    with pytest.raises(EloError, match="has the folder name of"):
+        load_entrants([rand_pong, twin])  # same folder name, different runs: not merged unasked
+    assert [e.name for e in load_entrants([rand_pong, twin, llm], parse_names([f"{twin}=rp"]))] == ["llm", "rp"]
     assert [e.name for e in ents] == ["random-2", "rp"]
     with pytest.raises(EloError, match="no such run folder"):
         load_entrants([rand_pong, tmp_path / "missing"])

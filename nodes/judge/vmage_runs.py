@@ -211,6 +211,7 @@ def load_entrants(runs: list[Path], names: dict[Path, str] | None = None) -> lis
         raise EloError("ELO ranks two or more runs; give at least two run folders")
     names = dict(names or {})
     seen: set[Path] = set()
+    unlabelled: dict[str, Path] = {}
     by_name: dict[str, Entrant] = {}
     for run in runs:
         resolved = run.resolve()
@@ -218,7 +219,13 @@ def load_entrants(runs: list[Path], names: dict[Path, str] | None = None) -> lis
             raise EloError(f"{run}: given twice")
         seen.add(resolved)
         results, clocks, cut = read_run(run)
-        name = names.pop(resolved, None) or resolved.name
+        label = names.pop(resolved, None)
+        name = label or resolved.name
+        if label is None and name in unlabelled:  # two folders of one name in different places
+            raise EloError(f"{run}: has the folder name of {unlabelled[name]}; runs are one entrant only when "
+                           f"labelled alike: give each a --name RUN=LABEL")
+        if label is None:
+            unlabelled[name] = run
         ent = by_name.setdefault(name, Entrant(name))
         ent.models.add(run_model(run))
         clash = sorted(set(results) & set(ent.results))
