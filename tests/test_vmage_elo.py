@@ -1,11 +1,10 @@
 """The V-MAGE ELO judge: the update pinned to hand-computed numbers, the order averaging, the pairing
-on shared layouts, run folders read and refused, and two real runs ranked through the CLI."""
+on shared layouts, run folders read and refused, the unit-test and anchoring metrics by hand, and
+two real runs ranked through `launch elo` (a pack command: kernel.tools.commands)."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from itertools import permutations
 from pathlib import Path
 
@@ -14,8 +13,9 @@ import pytest
 
 from nodes.judge.vmage_elo import (Pool, build_pool, elo_passes, expected, human_ratio, main, outcome, rank,
                                    stabilized, update)
-from nodes.judge.vmage_runs import EloError, Entrant, Result, load_entrants, parse_names, run_name
-from tests.helpers import ROOT, launch, launch_env
+from nodes.judge.vmage_metrics import anchoring, unit_tests
+from nodes.judge.vmage_runs import EloError, Entrant, Result, load_entrants, parse_names, run_model
+from tests.helpers import ROOT, launch
 
 # A beats B, B draws C, C beats A: a cycle, so the order of the matches decides the ratings.
 CYCLE = Pool(np.array([0, 1, 2]), np.array([1, 2, 0]), np.array([1.0, 0.5, 1.0]), np.array(["g"] * 3),
@@ -112,6 +112,39 @@ def test_human_ratio_is_the_mean_of_per_level_ratios_per_game() -> None:
                                 "supermario": pytest.approx(3.0 / 800)}
 
 
+def test_unit_tests_count_episodes_above_the_random_mean() -> None:
+    rand = _entrant("random", {("pong", 1, 0): 0.0, ("pong", 1, 1): 2.0, ("flappybird", 1, 0): 1.0,
+                               ("race", 2, 0): 0.0})
+    model = Entrant("m", [Path("/runs/m")], {("pong", 1, 0): Result(1.0, 1.0), ("pong", 1, 1): Result(3.0, 1.0),
+                                             ("pong", 1, 2): Result(1.5, 1.0), ("flappybird", 1, 0): Result(1.0, 1.0),
+                                             ("race", 2, 0): Result(100.0, 1.0), ("pong", 2, 0): Result(9.0, 1.0)},
+                    {"lockstep"}, models={"gpt-4o"})
+    res = unit_tests([model, rand])
+    assert res["baseline"] == ["random"] and res["random_mean"]["pong/1"] == 1.0
+    # pong 1: 3.0 and 1.5 beat the random mean 1.0, 1.0 does not (strictly above); flappybird: 1.0 is not above 1.0
+    assert res["per_level"]["pong/1"] == {"m": pytest.approx(2 / 3), "random": 0.5}
+    assert res["per_ability"]["m"] == {"Tracking": pytest.approx(2 / 3), "Timing": 0.0}
+    assert res["overall"]["m"] == pytest.approx(3 / 5)  # race 2 counts overall; pong 2 has no baseline
+    assert "pong/2" not in res["per_level"]
+    assert unit_tests([model])["baseline"] is None  # no random entrant: no invented baseline
+    labelled = Entrant("random", [Path("/runs/x")], dict(rand.results), {"lockstep"}, models={"scripted"})
+    assert labelled.is_random and not model.is_random
+
+
+def test_anchoring_pools_runs_of_unchanged_replies_per_game() -> None:
+    ent = Entrant("m", [Path("/runs/m")], {
+        ("pong", 1, 0): Result(0, 1, decisions=12, frames=36, reply_runs=3),
+        ("pong", 2, 0): Result(0, 1, decisions=6, frames=18, reply_runs=6),
+        ("race", 1, 0): Result(0, 1, decisions=10, frames=40, reply_runs=2),
+        ("supermario", 1, 0): Result(0, 1, decisions=50, frames=250, reply_runs=1),  # left out, as the paper does
+        ("flappybird", 1, 0): Result(0, 1, decisions=5, frames=10)}, {"lockstep"})  # judged before reply runs
+    res = anchoring([ent])
+    assert res["rounds"]["m"] == {"pong": 2.0, "race": 5.0}  # pong (12 + 6) / (3 + 6)
+    assert res["frames"]["m"] == {"pong": 6.0, "race": 20.0}
+    assert res["avg_rounds"]["m"] == 3.5 and res["avg_frames"]["m"] == 13.0
+    assert res["episodes_without_reply_runs"] == {"m": 1} and res["excluded_games"] == ["supermario"]
+
+
 def _fake_run(path: Path, agent: str, scores: dict[tuple[str, int, int], float], model: dict | None = None) -> Path:
     path.mkdir(parents=True)
     nodes = [{"id": "env", "uses": "vmage.env"}, {"id": "agent", "uses": agent, "params": model or {}}]
@@ -131,14 +164,22 @@ def test_run_folders_named_merged_and_refused(tmp_path: Path) -> None:
     rand_pong = _fake_run(tmp_path / "rp", "agent.random", pong)
     rand_flappy = _fake_run(tmp_path / "rf", "agent.random", flappy)
     llm = _fake_run(tmp_path / "llm", "agent.llm", {**pong, **flappy}, {"model": "model"})
-    assert run_name(llm) == "gpt-4o" and run_name(rand_pong) == "random"
-    ents = load_entrants([llm, rand_flappy, rand_pong])
-    assert [e.name for e in ents] == ["gpt-4o", "random"]
-    assert len(ents[1].results) == 6  # one model's runs over two games are one entrant
+    assert run_model(llm) == "gpt-4o" and run_model(rand_pong) == "random"
+    ents = load_entrants([llm, rand_flappy, rand_pong])  # named by their run folders
+    assert [(e.name, e.model, e.is_random) for e in ents] == [("llm", "gpt-4o", False), ("rf", "random", True),
+                                                             ("rp", "random", True)]
+    ents = load_entrants([llm, rand_flappy, rand_pong], parse_names([f"{rand_flappy}=rand", f"{rand_pong}=rand"]))
+    assert [e.name for e in ents] == ["llm", "rand"]
+    assert len(ents[1].results) == 6  # one model's runs over two games, labelled alike, are one entrant
     with pytest.raises(EloError, match="named 'random'"):
-        load_entrants([rand_pong, _fake_run(tmp_path / "rp2", "agent.random", pong), llm])
+        load_entrants([rand_pong, _fake_run(tmp_path / "rp2", "agent.random", pong), llm],
+                      parse_names([f"{rand_pong}=random", f"{tmp_path / 'rp2'}=random"]))
     ents = load_entrants([rand_pong, tmp_path / "rp2"], parse_names([f"{tmp_path / 'rp2'}=random-2"]))
-    assert [e.name for e in ents] == ["random", "random-2"]
+    twin = _fake_run(tmp_path / "elsewhere" / "rp", "agent.random", flappy)
+    with pytest.raises(EloError, match="has the folder name of"):
+        load_entrants([rand_pong, twin])  # same folder name, different runs: not merged unasked
+    assert [e.name for e in load_entrants([rand_pong, twin, llm], parse_names([f"{twin}=rp"]))] == ["llm", "rp"]
+    assert [e.name for e in ents] == ["random-2", "rp"]
     with pytest.raises(EloError, match="no such run folder"):
         load_entrants([rand_pong, tmp_path / "missing"])
     (tmp_path / "empty").mkdir()
@@ -150,7 +191,7 @@ def test_run_folders_named_merged_and_refused(tmp_path: Path) -> None:
     with pytest.raises(EloError, match="other: no V-MAGE episodes"):
         load_entrants([rand_pong, other])
     with pytest.raises(EloError, match="rf: shares no \\(game, level, round\\)"):
-        load_entrants([tmp_path / "rp2", rand_flappy], parse_names([f"{tmp_path / 'rp2'}=x"]))
+        load_entrants([tmp_path / "rp2", rand_flappy])
     with pytest.raises(EloError, match="at least two"):
         load_entrants([rand_pong])
     cut = _fake_run(tmp_path / "cut", "agent.scripted", pong)
@@ -158,8 +199,25 @@ def test_run_folders_named_merged_and_refused(tmp_path: Path) -> None:
     last = json.loads(lines[-1])
     last["metrics"]["reason"] = "stopped: run timeout"  # the run ended it, not the game
     (cut / "episodes.jsonl").write_text("\n".join([*lines[:-1], json.dumps(last)]) + "\n")
-    ents = load_entrants([rand_pong, cut])
-    assert len(ents[1].results) == 2 and ents[1].cut == 1
+    ents = {e.name: e for e in load_entrants([rand_pong, cut])}
+    assert len(ents["cut"].results) == 2 and ents["cut"].cut == 1
+
+
+def test_anchoring_on_the_reply_text_of_an_llm_agents_step_records(tmp_path: Path) -> None:
+    pong = {("pong", 1, 0): 1.0, ("pong", 1, 1): 1.0}
+    llm = _fake_run(tmp_path / "llm", "agent.llm", pong, {"model": "model"})
+    (llm / "steps").mkdir()
+    replies = [("ep00000", 0, "a"), ("ep00000", 1, "a"), ("ep00000", 2, "b"),
+               ("ep00001", 0, "x"), ("ep00001", 1, "y"), ("ep00001", 0, "z"), ("ep00001", 1, "z")]  # ep1 replayed
+    (llm / "steps" / "agent.jsonl").write_text("".join(
+        json.dumps({"episode": e, "t": t, "response": r, "action": "NONE"}) + "\n" for e, t, r in replies))
+    rand = _fake_run(tmp_path / "rand", "agent.random", pong)
+    ents = {e.name: e for e in load_entrants([llm, rand])}
+    got = {k: (r.text_runs, r.texts) for k, r in ents["llm"].results.items()}
+    assert got == {("pong", 1, 0): (2, 3), ("pong", 1, 1): (1, 2)}  # a a b; the replayed episode's z z
+    assert all(r.text_runs is None for r in ents["rand"].results.values())
+    res = anchoring(list(ents.values()))
+    assert res["text_rounds"] == {"llm": {"pong": pytest.approx(5 / 3)}} and res["avg_text_rounds"]["llm"] == 5 / 3
 
 
 def test_cli_refuses_with_the_run_folder_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -185,24 +243,31 @@ def test_the_order_runs_are_given_in_changes_nothing(tmp_path: Path) -> None:
 
 
 def test_scripted_outranks_random_on_real_pong_runs(tmp_path: Path) -> None:
-    """Two short real runs through the launcher, then the CLI in its own process, as a user would."""
+    """Two short real runs through the launcher, then `launch elo` in its own process, as a user would
+    (it needs the framebus.commands entry point installed: `pip install -e .`)."""
     rand, scripted = tmp_path / "random", tmp_path / "scripted"
     for launch_file, out, extra in (("vmage_pong_random.yaml", rand, []),
                                     ("vmage_scripted.yaml", scripted, ["--set", "env.frame_cap=300"])):
         proc = launch("run", f"launch/{launch_file}", "--out", str(out), "--set", "run.episodes=6", *extra,
                       cwd=ROOT, timeout=240)
         assert proc.returncode == 0, proc.stdout + proc.stderr
-    cmd = [sys.executable, "-m", "nodes.judge.vmage_elo", str(rand), str(scripted), "--permutations", "2000"]
-    proc = subprocess.run([*cmd, "--json"], cwd=ROOT, env=launch_env(), capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
+    args = ["elo", str(rand), str(scripted), "--permutations", "2000"]
+    proc = launch(*args, "--json", cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
     res = json.loads(proc.stdout)
     assert list(res["avg_elo"]) == ["scripted", "random"]
     assert res["per_game"]["pong"]["scripted"] > 1500 > res["per_game"]["pong"]["random"]
     assert res["matches"] == {"pong/1": 100, "pong/2": 100, "pong/3": 100}
     assert {e["episodes"] for e in res["entrants"].values()} == {6}
-    table = subprocess.run(cmd, cwd=ROOT, env=launch_env(), capture_output=True, text=True, timeout=120)
+    assert res["entrants"]["random"]["random"] and res["entrants"]["scripted"]["model"] == "scripted"
+    assert res["unit_test"]["baseline"] == ["random"] and res["unit_test"]["overall"]["scripted"] > 0.5
+    # the tracker holds its paddles still between moves; random changes its reply about 4 times in 5
+    anchor = res["anchoring"]["rounds"]
+    assert anchor["scripted"]["pong"] > anchor["random"]["pong"] >= 1.0
+    table = launch(*args, cwd=ROOT, timeout=120)
     assert table.returncode == 0, table.stderr
-    assert "V-MAGE ELO (ours)" in table.stdout and "Avg. ELO" in table.stdout and "Table 2" in table.stdout
+    for title in ("V-MAGE ELO (ours)", "Avg. ELO", "Unit tests", "Anchoring", "Table 2"):
+        assert title in table.stdout
     lines = table.stdout.splitlines()
     assert next(i for i, l in enumerate(lines) if "scripted" in l) < next(i for i, l in enumerate(lines)
                                                                           if "│ random" in l)

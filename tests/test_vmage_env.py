@@ -142,6 +142,7 @@ async def test_llm_agent_takes_the_levels_template_and_an_invalid_reply_does_not
     # replies alternate valid, invalid, ..., valid: 10 valid decisions of 3 frames, 9 invalid ones
     assert (m["frames"], m["decisions"], m["invalid"], m["reason"]) == (30, 19, 9, "max_rounds")
     assert m["valid_rate"] == pytest.approx(30 / 39)
+    assert m["reply_runs"] == 19  # each reply differs from the one before (NONE, none for an invalid one)
     system = model.calls[0][0]["content"]
     assert "you control BOTH paddles" in system and "LEFTUP" in system
     images = [sum(1 for msg in call if isinstance(msg["content"], list) for part in msg["content"]

@@ -1,4 +1,5 @@
-"""The ``launch`` command: run, check, draw and steer graphs."""
+"""The ``launch`` command: run, check, draw and steer graphs, and the commands packs add
+(kernel.tools.commands: ``launch elo`` is V-MAGE's)."""
 
 from __future__ import annotations
 
@@ -56,14 +57,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("stats", help="per-edge message counts and drops of a running graph")
     p.add_argument("--run", help="run id, run folder or launch pid (default: the newest running graph)")
     p.add_argument("--json", action="store_true")
-    from kernel.tools import replay, report
+    from kernel.tools import commands, replay, report
 
     replay.add_parser(sub)
     report.add_parser(sub)
-
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
     try:
-        return COMMANDS[args.command](args)
+        commands.add_pack_parsers(sub, words, COMMANDS, commands.pack_commands())
+    except commands.PackCommandError as exc:
+        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        return 2
+
+    args = parser.parse_args(words)
+    handler = COMMANDS.get(args.command) or getattr(args, "handler", None)
+    if handler is None:
+        console.print(f"[bold red]error:[/] the pack command {args.command!r} set no handler", highlight=False)
+        return 2
+    try:
+        return handler(args)
     except (LaunchError, PreflightFailed, FileNotFoundError) as exc:
         console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         return 2
@@ -211,7 +222,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": _run, "validate": _validate, "graph": _graph, "ls": _ls, "describe": _describe, "ctl": _ctl,
     "stats": _stats, "export": _export, "replay": _replay, "report": _report,
 }
-"""Every ``launch`` command and the function that carries it out."""
+"""Every built-in ``launch`` command and the function that carries it out; a pack's command
+carries its own (``handler``, set by its ``add_parser``)."""
 
 
 def _find_run(which: str | None) -> dict[str, Any]:

@@ -5,12 +5,18 @@ valid rate is V-MAGE's, frames / (frames + invalid decisions) (spec §3), where 
 invalid when nothing was applied: an unparsable reply sent as none or a body outside the level's
 actions. ELO needs (score, valid rate) per episode and round, so both are in each episode's metrics.
 
+For the anchoring metric (spec §5.5: how many decisions in a row the reply stays the same) each
+episode also counts ``reply_runs``, its maximal runs of one unchanged reply, where the reply is what
+reached the game (the action, none for an invalid reply): decisions / reply_runs is the mean run
+length in decisions, frames / reply_runs in frames. The ELO judge pools them per game.
+
 The ``vmage`` section of summary.json holds, per game and level, the episode count, the means and
 the termination reasons, with the paper's Random, Human and GPT-4o averages beside them.
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
@@ -31,6 +37,8 @@ class VmageJudge(Node):
 
     async def setup(self) -> None:
         self.invalid: dict[str, int] = {}
+        self.last_reply: dict[str, str] = {}
+        self.reply_runs: dict[str, int] = {}
         self.totals: dict[str, dict[str, Any]] = {}
 
     @on_input("step")
@@ -40,16 +48,26 @@ class VmageJudge(Node):
         episode = step["episode"]
         if step["t"] == 0:  # (again: an abandoned episode being replayed starts afresh)
             self.invalid[episode] = 0
-        if step["action"] is None and not info.get("stopped"):
-            self.invalid[episode] = self.invalid.get(episode, 0) + 1
+            self.last_reply.pop(episode, None)
+            self.reply_runs[episode] = 0
+        if not info.get("stopped"):
+            if step["action"] is None:
+                self.invalid[episode] = self.invalid.get(episode, 0) + 1
+            reply = json.dumps(step["action"], sort_keys=True, default=str)
+            if self.last_reply.get(episode) != reply:
+                self.reply_runs[episode] = self.reply_runs.get(episode, 0) + 1
+                self.last_reply[episode] = reply
         if not step["done"]:
             return
         invalid = self.invalid.pop(episode, 0)
+        self.last_reply.pop(episode, None)
+        reply_runs = self.reply_runs.pop(episode, 0)
         frames = int(info["frames"])
         decisions = int(step["t"]) + 1
         valid_rate = frames / (frames + invalid) if frames + invalid else 0.0
         metrics = {"score": float(info["score"]), "frames": frames, "decisions": decisions, "invalid": invalid,
-                   "valid_rate": valid_rate, "reason": str(info.get("reason") or ""), "game": info["game"],
+                   "valid_rate": valid_rate, "reply_runs": reply_runs, "reason": str(info.get("reason") or ""),
+                   "game": info["game"],
                    "level": int(info["level"]), "round": int(info["round"]), "clock": info.get("clock", "lockstep")}
         self.log.info("scored", episode=episode, game=info["game"], level=info["level"], score=metrics["score"],
                       frames=frames, reason=metrics["reason"])

@@ -1,9 +1,10 @@
 """V-MAGE's ELO over any set of finished runs (spec §4, the paper's Appendix D), as a pack-side CLI.
 
-    python -m nodes.judge.vmage_elo RUN_DIR [RUN_DIR ...] [--json] [--name RUN=MODEL] [--out FILE]
+    launch elo RUN_DIR [RUN_DIR ...] [--json] [--name RUN=LABEL] [--out FILE]
+    python -m nodes.judge.vmage_elo ...   (the same, without the entry point installed)
 
-V-MAGE ships no ELO code, so this follows the paper's description. Each run is one model (named by
-its launch file, or ``--name``); runs are paired by (game, level, round), the round being the seed,
+V-MAGE ships no ELO code, so this follows the paper's description. Each run is one entrant (named by
+its run folder, or ``--name``; the model it ran is shown beside); runs are paired by (game, level, round), the round being the seed,
 so two models meet on the same layout. Per level, N = 100 matches: each draws a random pair of
 distinct entrants (eq. 1) and compares the pair's episodes of one shared round, f = (score,
 valid_rate) lexicographically (eqs. 2-3). Ratings start at 1500 and move by the classical update
@@ -11,6 +12,7 @@ with K = 32 and base 10 / scale 400 (eqs. 4-5). A sequential Elo pass depends on
 matches, so the rating is the mean over T = 10^4 random shuffles of the pool, each a full pass from
 1500 (eqs. 6-7). Per-game pools give the Table 2 columns, Avg. ELO is their mean (Table 2), and one
 pool of every game's matches gives the pooled rating (eq. 6 literally, Table 14's "Average").
+The same runs give Avg. Ratio, the unit-test and the anchoring metrics (nodes.judge.vmage_metrics).
 
 The shuffles are vectorised: all permutations of a chunk advance through the matches together, one
 numpy step per match, which keeps the full V-MAGE pool (33 levels x 100 matches x 10^4 shuffles)
@@ -33,6 +35,7 @@ import numpy as np
 
 from nodes.game.vmage.paper import PAPER_SCORES
 from nodes.judge.vmage_elo_paper import TABLE2, TABLE2_GAMES, table2_json
+from nodes.judge.vmage_metrics import anchoring, unit_tests
 from nodes.judge.vmage_runs import EloError, Entrant, Result, load_entrants, parse_names
 
 K = 32.0
@@ -235,6 +238,9 @@ def rank(entrants: Sequence[Entrant], rounds: int = ROUNDS, permutations: int = 
     clocks = {c for e in entrants for c in e.clocks}
     if len(clocks) > 1:
         notes.append(f"entrants played under different clocks ({', '.join(sorted(clocks))}): lockstep is V-MAGE's")
+    anchor = anchoring(entrants)
+    for n, count in anchor["episodes_without_reply_runs"].items():
+        notes.append(f"{n}: {count} episode(s) judged without reply runs (an older judge.vmage): not in anchoring")
     ratios = {e.name: human_ratio(e) for e in entrants}
     matches = {f"{g}/{lv}": int(((pool.game == g) & (pool.level == lv)).sum())
                for g, lv in sorted(set(zip(pool.game.tolist(), pool.level.tolist())))}
@@ -245,8 +251,10 @@ def rank(entrants: Sequence[Entrant], rounds: int = ROUNDS, permutations: int = 
         "pooled_order_sd": {names[i]: float(spread[i]) for i in playing},
         "avg_ratio_pct": {n: (100 * float(np.mean(list(r.values()))) if r else None) for n, r in ratios.items()},
         "per_game_ratio": ratios,
-        "entrants": {e.name: {"runs": [str(p) for p in e.runs], "episodes": len(e.results),
-                              "clocks": sorted(e.clocks)} for e in entrants},
+        "entrants": {e.name: {"model": e.model, "random": e.is_random, "runs": [str(p) for p in e.runs],
+                              "episodes": len(e.results), "clocks": sorted(e.clocks)} for e in entrants},
+        "unit_test": unit_tests(entrants),
+        "anchoring": anchor,
         "levels": _levels(entrants),
         "matches": matches,
         "protocol": {"k": k, "initial": initial, "base": 10, "scale": 400, "matches_per_level": rounds,
@@ -286,13 +294,14 @@ def print_table(result: dict[str, Any], out: TextIO, paper: bool = True) -> None
         f"level, pairs on the same (game, level, round), outcome on (score, valid rate); mean over "
         f"{p['permutations']:,} shuffles (seed {p['seed']}). Pooled = one pool of all games; ± its SD over shuffles."))
     table.add_column("Entrant")
+    table.add_column("Model")
     for g in games:
         table.add_column(g.capitalize(), justify="right")
     for col in ("Avg. ELO", "Pooled", "Avg. Ratio (%)", "Episodes"):
         table.add_column(col, justify="right")
     for name, avg in result["avg_elo"].items():
         ratio = result["avg_ratio_pct"].get(name)
-        table.add_row(name, *[f"{result['per_game'][g][name]:.0f}" if name in result["per_game"][g] else "-"
+        table.add_row(name, result["entrants"][name]["model"], *[f"{result['per_game'][g][name]:.0f}" if name in result["per_game"][g] else "-"
                               for g in games],
                       f"{avg:.0f}", f"{result['pooled'][name]:.0f} ± {result['pooled_order_sd'][name]:.0f}",
                       "-" if ratio is None else f"{ratio:.1f}", str(result["entrants"][name]["episodes"]))
@@ -309,6 +318,7 @@ def print_table(result: dict[str, Any], out: TextIO, paper: bool = True) -> None
                                if n in row["ours"] else "-" for n in names],
                        " / ".join("-" if pr.get(x) is None else f"{pr[x]:.2f}" for x in ("random", "human")))
     console.print(levels)
+    _print_unit_and_anchoring(result, console)
     for note in result["notes"]:
         console.print(f"note: {note}")
     if paper:
@@ -323,13 +333,57 @@ def print_table(result: dict[str, Any], out: TextIO, paper: bool = True) -> None
         console.print(t2)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m nodes.judge.vmage_elo",
-                                 description="Rank V-MAGE runs by the paper's permutation-averaged ELO.")
+def _print_unit_and_anchoring(result: dict[str, Any], console: Any) -> None:
+    """Table 33's layout (share of episodes above the random mean, per ability and overall) and
+    Table 3's (mean run of unchanged replies per game, in decisions and frames)."""
+    from rich.table import Table
+
+    names = list(result["avg_elo"])
+    unit = result["unit_test"]
+    if unit["baseline"] is None:
+        console.print(f"unit tests: {unit['note']}")
+    else:
+        t = Table(title=f"Unit tests: share of episodes above the random mean (baseline: {', '.join(unit['baseline'])})")
+        t.add_column("Entrant")
+        abilities = [a for a in ("Positioning", "Tracking", "Visual Grounding", "Timing")
+                     if any(a in v for v in unit["per_ability"].values())]
+        for col in (*abilities, "All levels"):
+            t.add_column(col, justify="right")
+        for n in names:
+            if n in unit["overall"]:
+                ab = unit["per_ability"][n]
+                t.add_row(n, *["-" if a not in ab else f"{ab[a]:.2f}" for a in abilities], f"{unit['overall'][n]:.2f}")
+        console.print(t)
+    anchor = result["anchoring"]
+    if anchor["rounds"] or anchor["text_rounds"]:
+        games = sorted({g for v in anchor["rounds"].values() for g in v})
+        t = Table(title="Anchoring: mean run of unchanged replies (the action), decisions / frames (Super Mario "
+                        "left out)")
+        t.add_column("Entrant")
+        for col in (*[g.capitalize() for g in games], "Avg."):
+            t.add_column(col, justify="right")
+        texts = anchor["avg_text_rounds"]
+        if texts:
+            t.add_column("Avg. on the reply text", justify="right")
+        for n in names:
+            if n in anchor["rounds"] or n in texts:
+                r, f = anchor["rounds"].get(n, {}), anchor["frames"].get(n, {})
+                t.add_row(n, *["-" if g not in r else f"{r[g]:.1f} / {f[g]:.0f}" for g in games],
+                          f"{anchor['avg_rounds'][n]:.1f} / {anchor['avg_frames'][n]:.0f}" if r else "-",
+                          *([f"{texts[n]:.1f}" if n in texts else "-"] if texts else []))
+        console.print(t)
+
+
+DESCRIPTION = "Rank V-MAGE runs by the paper's permutation-averaged ELO."
+
+
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    """The judge's arguments, shared by ``launch elo`` and ``python -m nodes.judge.vmage_elo``."""
     ap.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="run folders of `launch run`")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
-    ap.add_argument("--name", action="append", default=[], metavar="RUN=MODEL",
-                    help="the entrant name of a run (default: the model or agent its launch file names)")
+    ap.add_argument("--name", action="append", default=[], metavar="RUN=LABEL",
+                    help="the entrant name of a run (default: the run folder's name); runs given one label "
+                    "are one entrant (a model's runs of different games)")
     ap.add_argument("--out", type=Path, help="write to this file instead of stdout")
     ap.add_argument("--rounds", type=int, default=ROUNDS, help=f"matches per level (default {ROUNDS})")
     ap.add_argument("--permutations", type=int, default=PERMUTATIONS,
@@ -337,9 +391,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=SEED, help="seed of the pairings and the shuffles")
     ap.add_argument("--k", type=float, default=K, help=f"the K factor (default {K:g})")
     ap.add_argument("--no-paper", action="store_true", help="leave out the paper's Table 2")
-    args = ap.parse_args(argv)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """``launch elo``: registered under the ``framebus.commands`` entry points (pyproject.toml), so
+    the kernel's CLI offers it without knowing V-MAGE."""
+    p = sub.add_parser("elo", help="rank V-MAGE runs by the paper's ELO", description=DESCRIPTION)
+    add_arguments(p)
+    p.set_defaults(handler=command)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Rank ``args.runs`` and print the tables or the JSON object; 2 with the reason on a bad run."""
     if args.rounds < 1 or args.permutations < 1:
-        ap.error("--rounds and --permutations must be at least 1")
+        print("vmage_elo: --rounds and --permutations must be at least 1", file=sys.stderr)
+        return 2
     try:
         entrants = load_entrants(list(args.runs), parse_names(args.name))
         result = rank(entrants, args.rounds, args.permutations, args.seed, args.k)
@@ -358,6 +424,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.out:
             fh.close()
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m nodes.judge.vmage_elo", description=DESCRIPTION)
+    add_arguments(ap)
+    return command(ap.parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -2,17 +2,18 @@
 
 The ELO judge reads finished run folders, not the bus, so it stands apart from the kernel: the
 files it needs (``episodes.jsonl``, ``results.sqlite``, ``launch.yaml``) are read here with the
-standard library and PyYAML. A model's results may be spread over several runs (one per game), so
-runs that carry the same name are one entrant, as long as they never played the same
-(game, level, round) twice; two runs of one model on the same layouts need ``--name`` to tell
-them apart.
+standard library and PyYAML. An entrant is named by its run folder (issue 14: two runs of one
+model with different settings are different entrants), unless ``--name RUN=LABEL`` labels it; a
+model's results spread over several runs (one per game) become one entrant by giving them one
+label, as long as they never played the same (game, level, round) twice. The model or agent the
+launch file names is kept beside the name, for the table and to find the random baseline.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,11 @@ class Result:
 
     score: float
     valid_rate: float
+    decisions: int = 0
+    frames: int = 0
+    reply_runs: int | None = None  # None: judged before judge.vmage counted them
+    text_runs: int | None = None  # runs of one unchanged reply text (an LLM agent's step records)
+    texts: int = 0  # the replies text_runs was counted over
 
 
 @dataclass
@@ -41,6 +47,17 @@ class Entrant:
     results: dict[Key, Result] = field(default_factory=dict)
     clocks: set[str] = field(default_factory=set)
     cut: int = 0  # episodes left out: stopped by the run, not ended by the game
+    models: set[str] = field(default_factory=set)  # what its runs' launch files name (run_model)
+
+    @property
+    def model(self) -> str:
+        return ", ".join(sorted(self.models)) or "?"
+
+    @property
+    def is_random(self) -> bool:
+        """The random baseline (the unit-test metric's reference): agent.random played it, or it is
+        labelled so."""
+        return self.name.lower() == "random" or self.models == {"random"}
 
 
 REQUIRED = ("game", "level", "round", "score", "valid_rate")
@@ -73,8 +90,8 @@ def _episode_records(run: Path) -> list[dict[str, Any]]:
     raise EloError(f"{run}: not a run folder of `launch run` (no episodes.jsonl or results.sqlite in it)")
 
 
-def run_name(run: Path) -> str:
-    """The entrant's name from the launch file the run recorded: the model an LLM agent called (with
+def run_model(run: Path) -> str:
+    """What played the run, from the launch file it recorded: the model an LLM agent called (with
     '(text)' when it saw no images: the perceptual-skipping variant), else the agent's kind
     (random, scripted, human); the folder's name when the launch file says neither."""
     path = run / "launch.yaml"
@@ -119,6 +136,7 @@ def read_run(run: Path) -> tuple[dict[Key, Result], set[str], int]:
         raise EloError(f"{run}: not a run folder (it is a file)")
     records = _episode_records(run)
     results: dict[Key, Result] = {}
+    ids: dict[str, Key] = {}
     clocks: set[str] = set()
     cut = 0
     for rec in records:
@@ -132,22 +150,56 @@ def read_run(run: Path) -> tuple[dict[Key, Result], set[str], int]:
         if key in results:
             raise EloError(f"{run}: {key[0]} level {key[1]} round {key[2]} ended twice "
                            f"(episode {rec.get('episode_id')}); a run plays each layout once")
-        results[key] = Result(float(m["score"]), float(m["valid_rate"]))
+        runs = m.get("reply_runs")
+        results[key] = Result(float(m["score"]), float(m["valid_rate"]), int(m.get("decisions") or 0),
+                              int(m.get("frames") or 0), None if runs is None else int(runs))
+        ids[str(rec.get("episode_id"))] = key
         clocks.add(str(m.get("clock", "lockstep")))
     if not results:
         why = f" ({cut} cut short by the run)" if cut else ""
         raise EloError(f"{run}: no V-MAGE episodes among its {len(records)} ended episode(s){why} (none carries "
                        f"{', '.join(REQUIRED)}: was it a vmage.env run judged by judge.vmage?)")
+    for eid, (runs, texts) in text_runs(run).items():
+        if eid in ids:
+            results[ids[eid]] = replace(results[ids[eid]], text_runs=runs, texts=texts)
     return results, clocks, cut
 
 
+def text_runs(run: Path) -> dict[str, tuple[int, int]]:
+    """Per episode id, (runs of one unchanged reply text, replies) from the run's agent step records
+    (``RUN/steps/<agent>.jsonl``, written by agent.llm with each raw ``response``): the paper's
+    "output response", for the anchoring metric beside the action-based count of judge.vmage. Only
+    a run with one such file: with several agents, whose replies are whose is not V-MAGE's setting.
+    An episode replayed from its step 0 counts its last attempt."""
+    files = sorted((run / "steps").glob("*.jsonl")) if (run / "steps").is_dir() else []
+    if len(files) != 1:
+        return {}
+    replies: dict[str, list[str]] = {}
+    for line in files[0].read_text(errors="replace").splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(rec, dict) or not isinstance(rec.get("response"), str) or rec.get("episode") is None:
+            continue
+        eid = str(rec["episode"])
+        if rec.get("t") == 0:
+            replies[eid] = []  # a fresh start (again, for a replayed episode)
+        replies.setdefault(eid, []).append(rec["response"])
+    out = {}
+    for eid, texts in replies.items():
+        if texts:
+            out[eid] = (1 + sum(a != b for a, b in zip(texts, texts[1:])), len(texts))
+    return out
+
+
 def parse_names(pairs: list[str]) -> dict[Path, str]:
-    """``--name RUN=MODEL`` flags by resolved run folder."""
+    """``--name RUN=LABEL`` flags by resolved run folder."""
     out: dict[Path, str] = {}
     for pair in pairs:
         run, sep, name = pair.partition("=")
         if not sep or not run or not name.strip():
-            raise EloError(f"--name {pair!r}: expected RUN=MODEL (a run folder given, then the name to show)")
+            raise EloError(f"--name {pair!r}: expected RUN=LABEL (a run folder given, then the name to show)")
         out[Path(run).resolve()] = name.strip()
     return out
 
@@ -159,6 +211,7 @@ def load_entrants(runs: list[Path], names: dict[Path, str] | None = None) -> lis
         raise EloError("ELO ranks two or more runs; give at least two run folders")
     names = dict(names or {})
     seen: set[Path] = set()
+    unlabelled: dict[str, Path] = {}
     by_name: dict[str, Entrant] = {}
     for run in runs:
         resolved = run.resolve()
@@ -166,13 +219,20 @@ def load_entrants(runs: list[Path], names: dict[Path, str] | None = None) -> lis
             raise EloError(f"{run}: given twice")
         seen.add(resolved)
         results, clocks, cut = read_run(run)
-        name = names.pop(resolved, None) or run_name(run)
+        label = names.pop(resolved, None)
+        name = label or resolved.name
+        if label is None and name in unlabelled:  # two folders of one name in different places
+            raise EloError(f"{run}: has the folder name of {unlabelled[name]}; runs are one entrant only when "
+                           f"labelled alike: give each a --name RUN=LABEL")
+        if label is None:
+            unlabelled[name] = run
         ent = by_name.setdefault(name, Entrant(name))
+        ent.models.add(run_model(run))
         clash = sorted(set(results) & set(ent.results))
         if clash:
             g, lv, r = clash[0]
             raise EloError(f"{run}: played {g} level {lv} round {r} like {ent.runs[0]}, and both are named "
-                           f"{name!r}; name them apart with --name {run}=OTHER")
+                           f"{name!r}; label them apart with --name {run}=OTHER")
         ent.runs.append(run)
         ent.results.update(results)
         ent.clocks |= clocks
@@ -180,7 +240,7 @@ def load_entrants(runs: list[Path], names: dict[Path, str] | None = None) -> lis
     if names:
         raise EloError(f"--name {next(iter(names))}: that run folder is not among the runs given")
     if len(by_name) < 2:
-        raise EloError(f"all runs are one entrant ({next(iter(by_name))!r}); name them apart with --name RUN=MODEL")
+        raise EloError(f"all runs are one entrant ({next(iter(by_name))!r}); label them apart with --name RUN=LABEL")
     entrants = [by_name[n] for n in sorted(by_name)]
     for ent in entrants:
         others = set().union(*(set(o.results) for o in entrants if o is not ent))
