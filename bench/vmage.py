@@ -45,6 +45,12 @@ from nodes.judge.vmage_elo import PERMUTATIONS, rank  # noqa: E402
 from nodes.judge.vmage_runs import Entrant, Result  # noqa: E402
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (from /proc; Linux only)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 # headless frames per second -------------------------------------------------------------------------
 def logic_fps(game_name: str, seconds: float, draw: bool, height: int = DEFAULT_HEIGHT) -> tuple[float, int]:
     """Logic frames per second of ``game_name`` over its levels in turn (episode r of each level is
@@ -68,10 +74,12 @@ def logic_fps(game_name: str, seconds: float, draw: bool, height: int = DEFAULT_
 
 
 # through the bus vs in one process ------------------------------------------------------------------
-async def bus_block(game: str | list[str], episodes: int, draw: bool) -> tuple[list[float], list[dict[str, Any]]]:
+async def bus_block(game: str | list[str], episodes: int,
+                    draw: bool) -> tuple[list[float], list[dict[str, Any]], float]:
     """``episodes`` episodes of the env node, a random agent and the judge on the bus in lockstep: the seconds
     between consecutive ``step`` messages of an episode (send timestamps, the reset's step left out),
-    and per episode its (game, level, round), the actions played and the final score and frame."""
+    per episode its (game, level, round), the actions played and the final score and frame, and the
+    CPU seconds the env, agent and judge processes used over the whole block."""
     async with Harness(quiet=True, episodes=episodes, seed=0) as h:
         h.add("env", "nodes.game.vmage.node:VmageEnv",
               params={"game": game, "level": "all", "frames": draw, "height": DEFAULT_HEIGHT},
@@ -80,7 +88,10 @@ async def bus_block(game: str | list[str], episodes: int, draw: bool) -> tuple[l
         h.add("judge", "nodes.judge.vmage:VmageJudge",  # ends the episodes, as in a run
               inputs={"step": {"from": "env/step", "policy": "block", "size": 64}})
         probe = h.probe(inputs={"step": {"from": "env/step", "policy": "fifo", "size": 1 << 16}})
-        await h.start()
+        await h.start(run=False)
+        pids = [h.pid(n) for n in ("env", "agent", "judge")]
+        cpu_start = sum(cpu_seconds(p) for p in pids)
+        h.kernel.start()
         gaps: list[float] = []
         runs: dict[str, dict[str, Any]] = {}
         last: dict[str, float] = {}
@@ -99,16 +110,18 @@ async def bus_block(game: str | list[str], episodes: int, draw: bool) -> tuple[l
                 run.update(game=info["game"], level=int(info["level"]), round=int(info["round"]),
                            score=float(info["score"]), frames=int(info["frames"]), eid=eid)
                 ended += 1
+        cpu = sum(cpu_seconds(p) for p in pids) - cpu_start
         await h.wait_finished(60)
-    return gaps, sorted(runs.values(), key=lambda r: r["eid"])
+    return gaps, sorted(runs.values(), key=lambda r: r["eid"]), cpu
 
 
-def direct_block(runs: list[dict[str, Any]], draw: bool) -> tuple[list[float], bool]:
+def direct_block(runs: list[dict[str, Any]], draw: bool) -> tuple[list[float], bool, float]:
     """The bus block's episodes replayed in this process with the env's per-decision work (see the
     module docstring): the seconds per decision, and whether every replay ended with the bus run's
-    score and frame (the same game)."""
+    score and frame (the same game), and the CPU seconds of the whole replay."""
     times: list[float] = []
     same = True
+    cpu_start = time.process_time()
     for run in runs:
         game = GAMES[run["game"]](run["level"], run["round"])
         lv = game.level
@@ -128,7 +141,7 @@ def direct_block(runs: list[dict[str, Any]], draw: bool) -> tuple[list[float], b
             if t > 0:  # like the bus side, the step right after the reset is not counted
                 times.append(time.perf_counter() - started)
         same = same and game.score == run["score"] and game.frame == run["frames"]
-    return times, same
+    return times, same, time.process_time() - cpu_start
 
 
 def bus_vs_direct(game: str | list[str], episodes: int, blocks: int, draw: bool) -> dict[str, Any]:
@@ -136,17 +149,28 @@ def bus_vs_direct(game: str | list[str], episodes: int, blocks: int, draw: bool)
     bus: list[float] = []
     direct: list[float] = []
     same = True
+    bus_cpu = direct_cpu = 0.0
+    decisions = 0
     for _ in range(blocks):
-        gaps, runs = asyncio.run(bus_block(game, episodes, draw))
+        gaps, runs, cpu = asyncio.run(bus_block(game, episodes, draw))
         bus += gaps
-        times, replayed = direct_block(runs, draw)
+        bus_cpu += cpu
+        decisions += sum(len(r["actions"]) for r in runs)
+        times, replayed, cpu = direct_block(runs, draw)
         direct += times
+        direct_cpu += cpu
         same = same and replayed
     bus_ms, direct_ms = statistics.median(bus) * 1e3, statistics.median(direct) * 1e3
     return {"bus_decision_ms": round(bus_ms, 3), "direct_decision_ms": round(direct_ms, 3),
             "bus_overhead_ms": round(bus_ms - direct_ms, 3), "bus_overhead_ratio": round(bus_ms / direct_ms, 3),
             "bus_mean_decision_ms": round(statistics.fmean(bus) * 1e3, 3),
             "direct_mean_decision_ms": round(statistics.fmean(direct) * 1e3, 3),
+            # CPU per decision, every decision of a block (resets included): the env, agent and judge
+            # processes vs the loop here; unlike wall time it does not grow when other jobs delay the
+            # hand-offs between processes
+            "bus_cpu_ms_per_decision": round(bus_cpu / decisions * 1e3, 3),
+            "direct_cpu_ms_per_decision": round(direct_cpu / decisions * 1e3, 3),
+            "cpu_overhead_ratio": round(bus_cpu / direct_cpu, 3) if direct_cpu > 0 else None,
             "decisions": {"bus": len(bus), "direct": len(direct)}, "same_games": same}
 
 
@@ -222,9 +246,10 @@ def main() -> int:
         print(f"through the bus vs one process, random agent, {DEFAULT_HEIGHT} px frames, each level's sample "
               f"frames: {out['bus_decision_ms']:.3f} vs {out['direct_decision_ms']:.3f} ms per decision -> ratio "
               f"{out['bus_overhead_ratio']:.3f} (target <= 1.10; {out['decisions']['bus']} decisions; same games: "
-              f"{out['same_games']}); without frames {bare['bus_decision_ms']:.3f} vs "
+              f"{out['same_games']}; CPU per decision {out['bus_cpu_ms_per_decision']:.3f} vs "
+              f"{out['direct_cpu_ms_per_decision']:.3f} ms); without frames {bare['bus_decision_ms']:.3f} vs "
               f"{bare['direct_decision_ms']:.3f} ms -> {bare['bus_overhead_ratio']:.3f}")
-        print(f"ELO, full pool ({out['elo_pool']['levels']} levels x {out['elo_pool']['matches']} matches, "
+        print(f"ELO, full pool ({out['elo_pool']['levels']} levels, {out['elo_pool']['matches']} matches, "
               f"{args.permutations} permutations, {args.models} models): {elo_s:.2f} s (target <= 10 s)")
         print(f"load average {out['load_average_1m']} (at start {out['load_average_1m_at_start']}); "
               f"{out['seconds']} s on {out['cpus']} CPUs")
