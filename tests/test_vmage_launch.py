@@ -72,7 +72,7 @@ def test_bench_quick_prints_one_json_object() -> None:
     assert len(lines) == 1
     out = json.loads(lines[0])
     for key in ("logic_fps", "bus_overhead_ratio", "bus_decision_ms", "direct_decision_ms", "no_frames",
-                "elo_full_pool_s", "load_average_1m", "same_games"):
+                "elo_full_pool_s", "load_average_1m", "same_games", "bus_cpu_ms_per_decision", "cpu_overhead_ratio"):
         assert key in out, key
     assert set(out["logic_fps"]) == {"pong", "flappybird", "race", "tempestrun", "supermario"}
     assert all(v["no_draw"] > 0 and v["draw_360px"] > 0 for v in out["logic_fps"].values())
