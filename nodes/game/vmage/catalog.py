@@ -24,9 +24,25 @@ def level_numbers(game: str) -> list[int]:
     return sorted(GAMES[game].levels)
 
 
-def cells(game: str, level: int | Sequence[int] | str) -> list[tuple[str, int]]:
+def cells(game: str | Sequence[str], level: int | Sequence[int] | str) -> list[tuple[str, int]]:
     """The cells for the ``game`` and ``level`` params; a ValueError naming the allowed levels
-    when one is out of range."""
+    when one is out of range.
+
+    ``game`` may also be a list of games or ``all`` (the five in catalog order, 33 cells with
+    ``level: all``), so one env node, or every copy of a replica group, covers the whole benchmark:
+    the kernel deals episode indices from one deck to whichever env asks, so the cell must follow
+    from the index alone, not from which node got it."""
+    if isinstance(game, str) and game != "all":
+        return _game_cells(game, level)
+    games = list(GAMES) if game == "all" else list(game)
+    if not games:
+        raise ValueError("game: the list is empty; give game names or 'all'")
+    if len(set(games)) != len(games):
+        raise ValueError(f"game: {games} names a game twice")
+    return [c for g in games for c in _game_cells(g, level)]
+
+
+def _game_cells(game: str, level: int | Sequence[int] | str) -> list[tuple[str, int]]:
     if game not in GAMES:
         raise ValueError(f"game: unknown game {game!r}; allowed: {', '.join(GAMES)}")
     known = level_numbers(game)

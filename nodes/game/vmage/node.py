@@ -1,6 +1,6 @@
 """The V-MAGE environment node: a game and its levels on the bus, speaking docs/environments.md.
 
-Parameters: ``launch describe vmage.env``. Episode i plays cell ``i % cells`` of the chosen levels
+Parameters: ``launch describe vmage.env``. Episode i plays cell ``i % cells`` of the chosen games and levels
 with seed ``i // cells`` (catalog.py). Each decision plays the level's ``sample_frames`` logic
 frames under the lockstep clock (the game is frozen while the agent thinks, as V-MAGE does), or a
 single frame per clock tick under the realtime clock (set its ``fps: 30``; the newest action is
@@ -27,7 +27,9 @@ GameName = Literal["pong", "flappybird", "race", "tempestrun", "supermario"]
 
 
 class VmageParams(EnvParams):
-    game: GameName = Field(..., description="the game: pong, flappybird, race, tempestrun or supermario")
+    game: GameName | list[GameName] | Literal["all"] = Field(
+        ..., description="the game: pong, flappybird, race, tempestrun or supermario; a list of them or all "
+        "(every game, 33 cells with level all) deals the episodes over all their cells")
     level: int | list[int] | Literal["all"] = Field("all", description="the levels to play (pong 1-3, "
                                                     "flappybird 1-7, race 1-9, tempestrun 1-4, supermario 1-10), one number, "
                                                     "a list or all")
@@ -141,9 +143,15 @@ class VmageEnv(EnvNode):
 
     @service("describe")
     def describe(self, body: Any) -> dict[str, Any]:
-        game = GAMES[self.params.game]
-        return {"env": self.env, "game": self.params.game, "cells": [list(c) for c in self.cells],
-                "levels": {str(n): {"actions": list(lv.actions), "idle": lv.idle, "sample_frames": lv.sample_frames,
-                               "max_rounds": lv.max_rounds, **dict(lv.settings)}
-                           for n, lv in game.levels.items() if (self.params.game, n) in self.cells},
-                "window": list(game.size), "height": self.params.height, "frames": self.params.frames}
+        games = list(dict.fromkeys(g for g, _ in self.cells))  # in cell order
+        one = games[0] if len(games) == 1 else None
+        out: dict[str, Any] = {"env": self.env, "game": one or games, "cells": [list(c) for c in self.cells],
+                               "height": self.params.height, "frames": self.params.frames}
+        per_game = {g: {"levels": {str(n): {"actions": list(lv.actions), "idle": lv.idle,
+                                            "sample_frames": lv.sample_frames, "max_rounds": lv.max_rounds,
+                                            **dict(lv.settings)}
+                                   for n, lv in GAMES[g].levels.items() if (g, n) in self.cells},
+                        "window": list(GAMES[g].size)} for g in games}
+        if one is not None:  # one game: its levels and window at the top, as before
+            return {**out, **per_game[one]}
+        return {**out, "games": per_game}
