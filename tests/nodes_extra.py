@@ -145,3 +145,27 @@ class LaggingVwaJudge(VwaJudge):
         if msg.body["done"]:
             await asyncio.sleep(self.params.delay_s)
         await super().judge(msg)
+
+
+class ScriptedChatModel(Node):
+    """A model node answering a fixed cycle of replies (the first to the first call), keeping the
+    messages of every call so a test can read the prompts the agent sent."""
+
+    def __init__(self, replies: list[str]) -> None:
+        self.replies = replies
+        self.calls: list[list[dict]] = []
+
+    @property
+    def systems(self) -> list[str]:
+        return [messages[0]["content"] for messages in self.calls]
+
+    @service("chat")
+    def chat(self, body: dict) -> dict:
+        self.calls.append(body["messages"])
+        return {"text": self.replies[(len(self.calls) - 1) % len(self.replies)],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1}, "latency_s": 0.0, "cost_usd": 0.0}
+
+
+def vmage_replies(observation: str, reasoning: str, *actions: str) -> list[str]:
+    """Replies in V-MAGE's format (observation, reasoning, action), one per action."""
+    return [f"{observation}\nReasoning: {reasoning}\nAction: {action}" for action in actions]

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from kernel.sdk.node import Node, service
 from kernel.sdk.registry import registered_nodes
 from kernel.sdk.testing import Harness
 from nodes.agent.memory import ChatMemory, Turn
 from nodes.agent.parsers import action_line_exact
 from nodes.game.vmage.node import VmageEnv
 from tests.helpers import ROOT, launch
+from tests.nodes_extra import ScriptedChatModel, vmage_replies
 
 ENV = "nodes.game.vmage.node:VmageEnv"
 JUDGE = "nodes.judge.vmage:VmageJudge"
@@ -109,23 +109,8 @@ def test_action_memory_keeps_every_past_turn_until_its_window_is_full():
         assert users == [f"turn {i} " for i in range(max(0, n - 3), n + 1)]
 
 
-class AlternatingModel(Node):
-    """A model node that answers NONE in V-MAGE's format, and every other time with extra words
-    (an invalid reply); it keeps what it was asked so the test can look at the prompts."""
-
-    def __init__(self) -> None:
-        self.calls: list[list[dict]] = []
-
-    @service("chat")
-    def chat(self, body: dict) -> dict:
-        self.calls.append(body["messages"])
-        action = "NONE" if len(self.calls) % 2 else "NONE (wait for the ball)"
-        return {"text": f"Observation: the ball\nReasoning: wait\nAction: {action}",
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1}, "latency_s": 0.0, "cost_usd": 0.0}
-
-
 async def test_llm_agent_takes_the_levels_template_and_an_invalid_reply_does_not_advance_the_game(tmp_path):
-    model = AlternatingModel()
+    model = ScriptedChatModel(vmage_replies("Observation: the ball", "wait", "NONE", "NONE (wait for the ball)"))
     h = Harness(quiet=True, episodes=1, run_dir=tmp_path)
     h.add("env", ENV, params={"game": "pong", "level": 1, "frames": True, "height": 120, "max_rounds": 30},
           inputs={"action": "agent/action"}, clock={"mode": "lockstep"})
@@ -150,21 +135,8 @@ async def test_llm_agent_takes_the_levels_template_and_an_invalid_reply_does_not
     assert images[:5] == [1, 2, 3, 4, 4]  # the current screen and those of the last 3 decisions
 
 
-class ClimbingModel(Node):
-    """Always UP, in V-MAGE's format; keeps the system prompts it was sent."""
-
-    def __init__(self) -> None:
-        self.systems: list[str] = []
-
-    @service("chat")
-    def chat(self, body: dict) -> dict:
-        self.systems.append(body["messages"][0]["content"])
-        return {"text": "Observation: a gap\nReasoning: climb\nAction: UP",
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1}, "latency_s": 0.0, "cost_usd": 0.0}
-
-
 async def test_llm_agent_switches_to_each_flappybird_levels_own_prompt(tmp_path):
-    model = ClimbingModel()
+    model = ScriptedChatModel(vmage_replies("Observation: a gap", "climb", "UP"))
     h = Harness(quiet=True, episodes=2, run_dir=tmp_path)
     h.add("env", ENV, params={"game": "flappybird", "level": [1, 7]},
           inputs={"action": "agent/action"}, clock={"mode": "lockstep"})

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 import yaml
 
-from kernel.sdk.node import Node, service
 from kernel.sdk.testing import Harness
 from nodes.game.vmage import mario
 from nodes.game.vmage.base import decide, play, render
@@ -21,6 +20,7 @@ from nodes.game.vmage.mario import GROUND, TILE, Goomba, Body, Stage, SuperMario
 from nodes.game.vmage.paper import PAPER_SCORES
 from tests.helpers import ROOT
 from tests.test_vmage_env import run_launch
+from tests.nodes_extra import ScriptedChatModel, vmage_replies
 
 TABLE_21 = {  # level: (enemies, coins, coin boxes, max rounds, gameplay)
     1: (0, 6, 2, 400, "Common"), 2: (2, 6, 2, 1000, "Common"),
@@ -250,22 +250,8 @@ def test_launch_random_supermario_plays_the_levels_through_real_processes(tmp_pa
     assert levels["supermario/2"]["paper"]["human"] == 800.0
 
 
-class JumpingModel(Node):
-    """Answers UP+RIGHT in V-MAGE's format, every other time with extra words (an invalid reply)."""
-
-    def __init__(self) -> None:
-        self.systems: list[str] = []
-
-    @service("chat")
-    def chat(self, body: dict) -> dict:
-        self.systems.append(body["messages"][0]["content"])
-        action = "UP+RIGHT" if len(self.systems) % 2 else "UP+RIGHT (over the pipe)"
-        return {"text": f"Observation: a pipe\nReasoning: jump\nAction: {action}",
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1}, "latency_s": 0.0, "cost_usd": 0.0}
-
-
 async def test_llm_agent_takes_the_supermario_template_and_its_six_actions(tmp_path):
-    model = JumpingModel()
+    model = ScriptedChatModel(vmage_replies("Observation: a pipe", "jump", "UP+RIGHT", "UP+RIGHT (over the pipe)"))
     h = Harness(quiet=True, episodes=1, run_dir=tmp_path)
     h.add("env", "nodes.game.vmage.node:VmageEnv", params={"game": "supermario", "level": 1, "max_rounds": 20},
           inputs={"action": "agent/action"}, clock={"mode": "lockstep"})

@@ -11,7 +11,6 @@ import statistics
 import numpy as np
 import pytest
 
-from kernel.sdk.node import Node, service
 from kernel.sdk.testing import Harness
 from nodes.game.vmage import race
 from nodes.game.vmage.base import decide, play, render
@@ -19,6 +18,7 @@ from nodes.game.vmage.catalog import GAMES, cells, template_for
 from nodes.game.vmage.paper import PAPER_SCORES
 from nodes.game.vmage.race import ARENA, CAR_RADIUS, TROPHY_RADIUS, Race
 from tests import test_vmage_env as env_tests
+from tests.nodes_extra import ScriptedChatModel, vmage_replies
 
 ENV = "nodes.game.vmage.node:VmageEnv"
 JUDGE = "nodes.judge.vmage:VmageJudge"
@@ -229,22 +229,8 @@ def test_the_scripted_policy_beats_random_on_every_level():
 
 
 # --- on the bus ----------------------------------------------------------------------------------------------
-class DitheringModel(Node):
-    """Answers UP then DOWN, in V-MAGE's Race format, so the car stays put; keeps each call's messages."""
-
-    def __init__(self) -> None:
-        self.calls: list[list[dict]] = []
-
-    @service("chat")
-    def chat(self, body: dict) -> dict:
-        self.calls.append(body["messages"])
-        action = ("UP", "DOWN")[len(self.calls) % 2]
-        return {"text": f"Description: a car\nReasoning: wait\nAction: {action}",
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1}, "latency_s": 0.0, "cost_usd": 0.0}
-
-
 async def test_the_llm_agent_sees_history_on_level_1_and_one_screenshot_on_its_no_history_variant(tmp_path):
-    model = DitheringModel()
+    model = ScriptedChatModel(vmage_replies("Description: a car", "wait", "DOWN", "UP"))
     h = Harness(quiet=True, episodes=2, run_dir=tmp_path)
     h.add("env", ENV, params={"game": "race", "level": [1, 7], "frames": True, "height": 120, "max_rounds": 6},
           inputs={"action": "agent/action"}, clock={"mode": "lockstep"})

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 import yaml
 
-from kernel.sdk.node import Node, service
 from kernel.sdk.testing import Harness
 from nodes.game.vmage import tempest
 from nodes.game.vmage.base import DT, decide, play, render
@@ -22,6 +21,7 @@ from nodes.game.vmage.paper import PAPER_SCORES
 from nodes.game.vmage.tempest import LANES, Obstacle, TempestRun
 from tests.helpers import ROOT
 from tests.test_vmage_env import run_launch
+from tests.nodes_extra import ScriptedChatModel, vmage_replies
 
 
 def bare(level: int = 1, seed: int = 0) -> TempestRun:
@@ -253,25 +253,11 @@ def test_launch_random_tempestrun_plays_each_level_until_death(tmp_path):
     assert levels["tempestrun/1"]["paper"]["random"] == 385.72
 
 
-class SlidingModel(Node):
-    """Answers SLIDE in V-MAGE's format, every other time with extra words (an invalid reply)."""
-
-    def __init__(self) -> None:
-        self.systems: list[str] = []
-
-    @service("chat")
-    def chat(self, body: dict) -> dict:
-        self.systems.append(body["messages"][0]["content"])
-        action = "SLIDE" if len(self.systems) % 2 else "SLIDE (to kick the enemy)"
-        return {"text": f"Observation: a tunnel\nReasoning: duck\nAction: {action}",
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1}, "latency_s": 0.0, "cost_usd": 0.0}
-
-
 async def test_llm_agent_takes_the_tempestrun_template_and_its_six_actions(tmp_path):
     template = yaml.safe_load((ROOT / "nodes/agent/templates/vmage_tempestrun.yaml").read_text())
     for name in TempestRun.levels[1].actions:
         assert f". {name}:" in template["system"] and name in template["io"]["online"]
-    model = SlidingModel()
+    model = ScriptedChatModel(vmage_replies("Observation: a tunnel", "duck", "SLIDE", "SLIDE (to kick the enemy)"))
     h = Harness(quiet=True, episodes=1, run_dir=tmp_path)
     h.add("env", "nodes.game.vmage.node:VmageEnv", params={"game": "tempestrun", "level": 1, "max_rounds": 12},
           inputs={"action": "agent/action"}, clock={"mode": "lockstep"})
