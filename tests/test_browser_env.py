@@ -5,6 +5,7 @@ sandbox, every action and observation kind through EnvNode's own loop, and one r
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import re
@@ -374,6 +375,49 @@ async def test_a_task_dict_starts_an_episode_and_a_bad_one_is_named(sites):
         assert env.capture.data["som"].count("[INPUT]") == 1
     finally:
         await env.teardown()
+
+
+async def test_an_episode_starting_while_its_site_restarts_waits_for_it():
+    """A site node that crashed is restarted by its supervisor within a second or two; an episode
+    whose start page is refused meanwhile is tried again, not a dead env."""
+    import socket
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"<html><body><a href='/'>Back again</a></body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    servers: list[ThreadingHTTPServer] = []
+
+    def come_back() -> None:
+        servers.append(ThreadingHTTPServer(("127.0.0.1", port), Page))
+        servers[0].serve_forever()
+
+    later = threading.Timer(1.5, come_back)
+    env, _ = make_env()
+    await env.setup()
+    later.start()  # the browser is up: the site comes back 1.5 s into the episode's start
+    try:
+        await env.start_task("t1", {"task_id": 1, "start_url": f"http://127.0.0.1:{port}/"})
+        assert "Back again" in env.capture.data["som"]
+    finally:
+        await env.teardown()
+        await asyncio.to_thread(servers[0].shutdown)  # serve_forever returns: the timer's thread ends
+        servers[0].server_close()
+        later.join()
 
 
 # -- one real graph ---------------------------------------------------------------------------------

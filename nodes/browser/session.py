@@ -28,6 +28,7 @@ from nodes.browser.settle import WATCH_JS, RequestTracker, settle
 __all__ = ["AND", "BrowserEpisode", "BrowserSession", "Capture", "EpisodeSpec", "Settings"]
 
 CAPTURE_TRIES = 3  # reads of a page whose document keeps being replaced, before the error stands
+START_RETRY_S = 15.0  # how long a start page on a site that refuses connections is tried again
 
 AND = " |AND| "
 CHROMIUM_ARGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -157,11 +158,25 @@ class BrowserEpisode:
             if url != "about:blank":
                 if (why := self.sandbox.refusal(url)) is not None:
                     raise ValueError(f"start URL {url}: {why}")
-                await page.goto(url, wait_until="commit", timeout=self.settings.settle_timeout_s * 1000)
+                await self._open_start(page, url)
         for page in self.pages:
             await self._settle(page)
         self.current = 0
         await self.page.bring_to_front()
+
+    async def _open_start(self, page: Page, url: str) -> None:
+        """A start page whose site refuses connections is tried again for START_RETRY_S: a site node
+        that crashed is back within a second or two (its supervisor restarts it), and an episode
+        starting meanwhile should wait for it, not take the env down."""
+        deadline = asyncio.get_running_loop().time() + START_RETRY_S
+        while True:
+            try:
+                await page.goto(url, wait_until="commit", timeout=self.settings.settle_timeout_s * 1000)
+                return
+            except PlaywrightError as exc:
+                if "ERR_CONNECTION_REFUSED" not in str(exc) or asyncio.get_running_loop().time() > deadline:
+                    raise
+            await asyncio.sleep(0.25)
 
     async def _route(self, route: Any) -> None:
         request = route.request
