@@ -7,6 +7,7 @@ graph) is in test_bus.py and test_clock.py; these pin down the rules those rest 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
@@ -201,7 +202,8 @@ async def test_a_message_refused_on_encoding_gives_back_the_slots_it_filled(tmp_
     from kernel.bus.shm import THRESHOLD
 
     ctx = zmq.Context()
-    links = Links("env", ctx, curve=None, shm_dir=tmp_path, bad=BadTraffic(structlog.get_logger(), "bad"))
+    links = Links("env", ctx, curve=None, shm_dir=tmp_path, bad=BadTraffic(structlog.get_logger(), "bad"),
+                  kick=lambda sock: None)
     try:
         links.configure({"frame": [("agent", "obs", "latest", 1)]}, "fb-test-env")
         links._peer_shm["agent"] = True  # the receiver said it reads shared memory
@@ -214,4 +216,65 @@ async def test_a_message_refused_on_encoding_gives_back_the_slots_it_filled(tmp_
         assert links.shm_pool.stats()["free"] == stats["slots"]
     finally:
         links.shm_pool.close()
+        ctx.term()
+
+
+# the edge-triggered zmq FD ------------------------------------------------------------------------
+@pytest.mark.parametrize("send", ["nothing", "credit", "release", "data", "taps"])
+async def test_a_reply_arriving_just_before_another_send_on_its_socket_is_still_read(tmp_path, send):
+    """zmq's FD signals an arrival once, and any send on the socket may consume that signal. A reply
+    that lands while the loop is busy, followed on the same socket by a credit, a shared-memory
+    release, a data message or the taps (the control socket), must still be read: before the fix
+    it sat unread until some later request touched the socket, so a judge's vwa.task request timed
+    out after 60 s although the env had answered at once."""
+    import time
+
+    import structlog
+    import zmq
+
+    from kernel.bus import protocol
+    from kernel.bus.badtraffic import BadTraffic
+    from kernel.bus.links import Links
+    from kernel.bus.protocol import CREDIT, RELEASE, REP
+    from kernel.bus.reading import SocketReader
+
+    ctx = zmq.Context()
+    router = ctx.socket(zmq.ROUTER)
+    port = router.bind_to_random_port("tcp://127.0.0.1")
+    bad = BadTraffic(structlog.get_logger(), "bad")
+    reader = SocketReader(bad)
+    links = Links("judge", ctx, curve=None, shm_dir=None, bad=bad, kick=reader.kick)
+    got: list[Any] = []
+    try:
+        links.configure({"score": [("env", "scores", "fifo", 8)]}, "fb-test-judge")
+        links.update({"env": [f"tcp://127.0.0.1:{port}", 1]},
+                     lambda sock, node: reader.watch(sock, lambda frames, peer: got.append(frames), node))
+        sock = links.peers["env"]
+        if send == "taps":  # the control socket is a watched DEALER too
+            links.ctl = sock
+        reader.send(sock, protocol.encode(protocol.REQ, "judge", "vwa.task", {}, dst="env", cid=1))
+        assert router.poll(5000)
+        identity, *_ = router.recv_multipart()
+        await asyncio.sleep(0.05)  # the loop reads nothing more and waits on the FD
+        router.send_multipart([identity, *protocol.encode(REP, "env", "vwa.task", {"task": 1}, dst="judge", cid=1)])
+        time.sleep(0.2)  # the reply arrives while the loop is busy; the FD now signals it
+        if send == "credit":
+            links._send_back("env", CREDIT, "credit", {"input": "step", "n": 1})
+        elif send == "release":
+            links._send_back("env", RELEASE, "release", {"slots": [0]})
+        elif send == "data":
+            links.send("score", {"reward": 1.0}, step=None, max_bytes=1 << 20, traceparent=None)
+        elif send == "taps":
+            links.tap(protocol.DATA, "env", "score", 1, 10, None)
+            links.flush_taps()
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if got:
+                break
+        assert len(got) == 1, "the reply was never read: a send consumed the FD's only signal"
+    finally:
+        for s in links.peers.values():
+            asyncio.get_running_loop().remove_reader(s.getsockopt(zmq.FD))
+            s.close(linger=0)
+        router.close(linger=0)
         ctx.term()

@@ -35,8 +35,12 @@ class Links:
     """Peer sockets, credits, leases and taps of one node; the runtime holds one."""
 
     def __init__(self, node_id: str, ctx: zmq.Context[Any], *, curve: NodeCurve | None, shm_dir: Path | None,
-                 bad: BadTraffic) -> None:
+                 bad: BadTraffic, kick: Callable[[zmq.Socket], None]) -> None:
         self.id = node_id
+        # Every socket here is also read (replies, the kernel's commands), and its FD is
+        # edge-triggered: a send may consume the signal of a message that just arrived, so each send
+        # is followed by ``kick`` (kernel.bus.reading), which schedules a read if one is waiting.
+        self.kick = kick
         self.ctx = ctx
         self.curve = curve
         self.shm_dir = shm_dir
@@ -108,11 +112,14 @@ class Links:
                     raise zmq.Again()
                 send_frames(sock, frames, copy, _NOBLOCK)
             except zmq.Again:
+                if sock is not None:
+                    self.kick(sock)
                 self.send_dropped[f"{output}->{dst}"] += 1
                 for edst, inp, policy, _ in self.out_edges[output]:
                     if edst == dst and policy == "block":
                         self.credits[(dst, inp)] += 1  # nothing was delivered, so nothing will be credited back
                 continue
+            self.kick(sock)
             delivered.add(dst)
             self.tap(DATA, dst, output, self.seq, nbytes, traceparent)
         if pool is not None:
@@ -202,6 +209,7 @@ class Links:
         sock = self.peers.get(src)
         if sock is not None and not sock.closed:
             send_frames(sock, protocol.encode(kind, self.id, topic, body, dst=src))
+            self.kick(sock)
 
     # taps -------------------------------------------------------------------------------------
     def tap(self, kind: str, dst: str, topic: str, seq: int, nbytes: int, traceparent: str | None) -> None:
@@ -213,6 +221,7 @@ class Links:
         if self._taps and self.ctl is not None and not self.ctl.closed:
             taps, self._taps = self._taps, []
             send_frames(self.ctl, protocol.encode(TAP, self.id, "tap", taps, dst="kernel"))
+            self.kick(self.ctl)
 
     async def tap_flusher(self) -> None:
         while True:

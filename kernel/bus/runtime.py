@@ -81,7 +81,8 @@ class NodeRuntime:
         self.playing: str | None = None  # the episode this driver was dealt last
         self.bad = BadTraffic(log, "dropped a bad message", node=node_id)  # its counts: stats' decode_errors
         self.reader = SocketReader(self.bad)
-        self.links = Links(node_id, self.ctx, curve=curve, shm_dir=None if tcp_host else shm_dir(), bad=self.bad)
+        self.links = Links(node_id, self.ctx, curve=curve, shm_dir=None if tcp_host else shm_dir(), bad=self.bad,
+                           kick=self.reader.kick)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._run_task: asyncio.Task[Any] | None = None
         self._started = asyncio.Event()
