@@ -19,6 +19,7 @@ import pytest
 import yaml
 from pydantic import Field
 
+from kernel.sdk.media import read_sets
 from kernel.sdk.node import Node, NodeParams, service
 from kernel.sdk.testing import Harness
 from nodes.browser.webui.reply import FILES, ReplyError, parse_reply, to_reply
@@ -173,6 +174,13 @@ def test_online_scores_every_round_and_revisions_override_only_the_files_they_na
     rounds = out / "webui" / "env" / "ep00000"
     assert (rounds / "round_2" / "index.html").read_text() == (rounds / "round_1" / "index.html").read_text()
     assert (rounds / "round_2" / "style.css").read_text() == "/* nothing */\n"
+    sets = {(s["episode"], s["row"]): s for s in read_sets(out)}
+    evolved = [p["label"] for p in sets[("ep00000", "rounds")]["pictures"]]  # the report's row of rounds
+    assert evolved == ["target (ground truth)", f"round 0: AES {m['aes_round_0']:.1f}", "round 1: AES 100.0",
+                       f"round 2: AES {m['aes_round_2']:.1f}"], evolved
+    cut = sets[("ep00001", "rounds")]
+    assert [p["label"] for p in cut["pictures"]] == ["target (ground truth)", "round 0: AES 100.0"], cut
+    assert "round 1 (AES 0.0): the episode ended before this round" in cut["caption"], cut
 
     _, gold = run_graph(tmp_path, gold_config(mode="online", rounds=2), "online_gold")
     g = gold[0]["metrics"]

@@ -99,9 +99,8 @@ class WebUIJudge(Node):
         except Exception as exc:  # noqa: BLE001 - the browser itself failed: on record, never a crash or a 0
             await self._unscored(episode, f"scoring failed: {type(exc).__name__}: {exc}", labels)
             return
-        last_page = pages[-1] if len(pages) == len(reports) else None
         if self.params.images != "off":
-            await self._keep_images(episode, task, last_page, reports)
+            await self._keep_images(episode, task, pages, reports)
         await self._finish(episode, str(info.get("mode", "global")), reports, {"task": task.name, **labels})
 
     def _task(self, root: str) -> Task:
@@ -114,14 +113,16 @@ class WebUIJudge(Node):
             return _no_page(task.name, "the round ended without a page (its replies were invalid)")
         return await score_folder(self.renderer, task, Path(page), self.params.rules)
 
-    async def _keep_images(self, episode: str, task: Task, page: str | None, reports: list[Report]) -> None:
-        """The pictures of the scored page for the report; a failure here costs the pictures only."""
+    async def _keep_images(self, episode: str, task: Task, pages: list[str | None], reports: list[Report]) -> None:
+        """The pictures of the scored pages for the report; a failure here costs the pictures only."""
         try:
-            await asyncio.wait_for(self._pictures(episode, task, page, reports), self.params.images_timeout_s)
+            timeout = self.params.images_timeout_s * (2 if len(reports) > 1 else 1)  # online: the rounds too
+            await asyncio.wait_for(self._pictures(episode, task, pages, reports), timeout)
         except Exception as exc:  # noqa: BLE001 - the score stands without its pictures
             self.log.warning("could not keep the pictures", episode=episode, error=f"{type(exc).__name__}: {exc}")
 
-    async def _pictures(self, episode: str, task: Task, page: str | None, reports: list[Report]) -> None:
+    async def _pictures(self, episode: str, task: Task, pages: list[str | None], reports: list[Report]) -> None:
+        page = pages[-1] if len(pages) == len(reports) else None
         steps = task.interactions if self.params.images == "interactions" else ()
         key = (str(task.root), len(steps))
         targets = self.targets.get(key) or await webui_images.target_shots(self.renderer, task, 1 + len(steps))
@@ -132,6 +133,12 @@ class WebUIJudge(Node):
         label = f"round {len(reports) - 1}" if len(reports) > 1 else "the reply"
         for k, (caption, pictures) in enumerate(webui_images.rows(targets, generated, reports[-1].pages, label)):
             await self.attach_images(episode, pictures, caption=caption, row=f"stage_{k}",
+                                     metrics=("aes", "task", "mode"))
+        if len(reports) > 1:  # online: how the page evolved, every round as loaded beside the target
+            shots = [(await webui_images.captures(self.renderer, Path(p), ()))[0] if p is not None else "no page"
+                     for p in pages] + ["the episode ended before this round"] * (len(reports) - len(pages))
+            caption, pictures = webui_images.rounds_row(targets[0], shots, [r.aes for r in reports])
+            await self.attach_images(episode, pictures, caption=caption, row="rounds",
                                      metrics=("aes", "task", "mode"))
 
     async def _finish(self, episode: str, mode: str, reports: list[Report], labels: dict[str, Any]) -> None:

@@ -19,7 +19,7 @@ from nodes.browser.webui.make_shots import shot_names
 from nodes.browser.webui.render import RenderError, Renderer
 from nodes.browser.webui.task import Step, Task
 
-__all__ = ["Capture", "captures", "has_shots", "rows", "target_shots"]
+__all__ = ["Capture", "captures", "has_shots", "rounds_row", "rows", "target_shots"]
 
 Capture = bytes | str  # a PNG, or why there is none
 
@@ -87,3 +87,17 @@ def rows(targets: list[Capture], generated: list[Capture], pages: list[PageResul
         if pictures:
             out.append((f"{stage}: " + "; ".join(notes) if notes else stage, pictures))
     return out
+
+
+def rounds_row(target: Capture, shots: list[Capture], aes: list[float]) -> tuple[str, list[tuple[str, bytes]]]:
+    """(caption, pictures) of an online episode: the target, then every round's page as loaded with
+    its AES; a round without a picture is named in the caption with the reason."""
+    pictures: list[tuple[str, bytes]] = [("target (ground truth)", target)] if isinstance(target, bytes) else []
+    missing = []
+    for k, (shot, score) in enumerate(zip(shots, aes)):
+        if isinstance(shot, bytes):
+            pictures.append((f"round {k}: AES {score:.1f}", shot))
+        else:
+            missing.append(f"round {k} (AES {score:.1f}): {shot}"[:200])
+    caption = "every round as loaded" + ("; " + "; ".join(missing) if missing else "")
+    return caption, pictures
