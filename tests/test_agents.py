@@ -169,13 +169,14 @@ async def test_human_player_window_maps_keys_to_actions(tmp_path):
         h.local("human", player, params={"mode": "window"}, inputs={"obs": "env/obs"})
         probe = h.probe(inputs={"step": {"from": "env/step", "policy": "fifo"}})
         await h.start()
-        for key in (pygame.K_LEFT, pygame.K_1, pygame.K_a, pygame.K_SPACE, pygame.K_ESCAPE):
+        for key in (pygame.K_LEFT, pygame.K_1, pygame.K_a, pygame.K_RIGHT, pygame.K_SPACE, pygame.K_ESCAPE):
             await asyncio.sleep(0.3)
             pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=key, mod=0, unicode="", scancode=0))
         await h.wait_finished(30)
         steps = [(await asyncio.wait_for(probe.recv("step"), 10)).body for _ in range(5)]
-    # an arrow, "1" (the first action), "a" (option A), space (the idle action), Escape (give up)
-    assert [s["action"] for s in steps] == ["left", "left", "left", "stay", None]
+    # an arrow, "1" (the first action), "a" (bound to nothing here: the options are not lettered, so it
+    # is ignored), the other arrow, space (the idle action), Escape (give up)
+    assert [s["action"] for s in steps] == ["left", "left", "right", "stay", None]
     assert steps[-1]["info"]["stopped"] and steps[-1]["done"]
 
 

@@ -3,12 +3,24 @@
 ``mode: window`` shows the frame (or the text rendering) in a pygame window and maps keys to the
 environment's actions; ``mode: terminal`` prints the text rendering and reads typed commands. The
 person plays any environment that follows the convention (docs/environments.md), since the
-mapping comes from the action names it offers.
+mapping comes from the action names it offers (``key_bindings``), worked out again for every
+observation because the actions may change from level to level.
 
-Keys in window mode: arrow keys pick the action whose name says that direction (``Left``,
-``action_left``, ``action_top`` ...), digits 1-9 the n-th action, letters the lettered option
-(KidGym), space the idle action, Escape gives up the episode. Param ``keys`` adds or overrides:
-``{KEY_NAME: action}`` with pygame key names (``w``, ``left``, ``space``).
+Keys in window mode, first rule first (a key is taken once; a later rule binds only actions that
+have no key yet):
+
+1. param ``keys``: ``{KEY_NAME: action}`` with pygame key names (``w``, ``left``, ``space``); an
+   entry whose action the environment does not offer now is skipped, so one launch file can bind
+   the keys of several games;
+2. arrows: the action whose name says that direction alone (``Left``, ``action_top``, ``UP``,
+   ``FORWARD`` / ``BACKWARD``, ``RISE`` / ``SLIDE``);
+3. Q / E / Z / C: the diagonals (``UP+LEFT``, ``action_bottom_right``, ``LEFTDOWN``);
+4. space: a jump- or fire-like action (``JUMP``, ``FIRE``, ``SHOOT``), else the idle action;
+5. letters: the lettered option where the environment letters them (KidGym's ``options_lettered``),
+   else the first free letter of the action's name (``KEEP``: K, ``NONE``: N);
+6. digits 1-9: the n-th action, always. Escape gives up the episode.
+
+The window's ``keys:`` line lists what rules 1-5 bound, so the person sees which key does what.
 """
 
 from __future__ import annotations
@@ -18,23 +30,84 @@ import os
 import stat
 import string
 import sys
+import warnings
 from typing import Any, Literal, TextIO
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from kernel.sdk.node import Message, Node, NodeParams, on_input
 
 STOP = {"stop": True, "reason": "the player gave up"}
-_DIRECTIONS = {"left": ("left",), "right": ("right",), "up": ("up", "top"), "down": ("down", "bottom")}
+_DIRECTIONS = {"left": ("left",), "right": ("right",), "up": ("up", "top", "forward", "rise"),
+               "down": ("down", "bottom", "backward", "slide")}
+_DIAGONALS = {"q": ("up", "left"), "e": ("up", "right"), "z": ("down", "left"), "c": ("down", "right")}
+_JUMPS = ("jump", "fire", "shoot", "flap")
+
+
+def _says(name: str, direction: str) -> bool:
+    """Whether an action name has one of the words of a direction in it (``LEFTUP`` says left and up)."""
+    return any(w in name.lower() for w in _DIRECTIONS[direction])
 
 
 def arrow_action(direction: str, actions: list[str]) -> str | None:
     """The action a plain arrow key means: the shortest name that says that direction alone."""
-    words = _DIRECTIONS[direction]
-    others = {w for d, ws in _DIRECTIONS.items() if d != direction for w in ws}
-    fits = [a for a in actions if any(w in a.lower() for w in words) and not any(o in a.lower() for o in others)]
+    fits = [a for a in actions if _says(a, direction) and not any(_says(a, d) for d in _DIRECTIONS if d != direction)]
     return min(fits, key=len) if fits else None
+
+
+def diagonal_action(vertical: str, horizontal: str, actions: list[str]) -> str | None:
+    """The action a diagonal key means: the shortest name that says both directions and no other."""
+    wanted = {vertical, horizontal}
+    fits = [a for a in actions if {d for d in _DIRECTIONS if _says(a, d)} == wanted]
+    return min(fits, key=len) if fits else None
+
+
+def _initial_stem(actions: list[str]) -> int:
+    """How many leading characters every action name shares up to an underscore (``action_``), so
+    the letter rule looks at ``top_left``, not at the ``a`` every football action starts with."""
+    if len(actions) < 2:
+        return 0
+    common = os.path.commonprefix([a.lower() for a in actions])
+    return common.rfind("_") + 1
+
+
+def key_bindings(actions: list[str], idle: str | None, extra: dict[str, str] | None = None,
+                 lettered: bool = False) -> dict[str, str]:
+    """Key name (pygame's) -> action for one observation, by the rules in the module docstring, in
+    the order the ``keys:`` line shows them; digits are left out (they always mean the n-th action)."""
+    offered = set(actions) | ({idle} if idle is not None else set())
+    keys: dict[str, str] = {k: a for k, a in (extra or {}).items() if a in offered}
+
+    def bind(key: str, action: str | None) -> None:
+        if action is not None and key not in keys and action not in keys.values():
+            keys[key] = action
+
+    for direction in ("left", "right", "up", "down"):
+        bind(direction, arrow_action(direction, actions))
+    for key, (vertical, horizontal) in _DIAGONALS.items():
+        bind(key, diagonal_action(vertical, horizontal, actions))
+    jumps = [a for a in actions if any(w in a.lower() for w in _JUMPS)]
+    bind("space", min(jumps, key=len) if jumps else idle)
+    if lettered:
+        for letter, action in zip(string.ascii_lowercase, actions):
+            bind(letter, action)
+        return keys
+    stem = _initial_stem(actions)
+    for action in [*actions, *([idle] if idle is not None and idle not in actions else [])]:
+        for letter in (ch for ch in action.lower()[stem:] if ch in string.ascii_lowercase):
+            if letter not in keys and action not in keys.values():
+                keys[letter] = action
+                break
+    return keys
+
+
+def keys_line(keys: dict[str, str], actions: list[str]) -> str:
+    """The help line under the frame: every bound key, the digits, Escape."""
+    parts = [f"{k}:{a}" for k, a in keys.items()]
+    if actions:
+        parts.append(f"1-{min(len(actions), 9)}: action by number")
+    return "keys: " + "  ".join([*parts, "Esc: give up"])
 
 
 def typed_action(line: str, actions: list[str], idle: str | None) -> Any:
@@ -59,9 +132,30 @@ def typed_action(line: str, actions: list[str], idle: str | None) -> Any:
 class HumanParams(NodeParams):
     mode: Literal["window", "terminal"] = Field("window", description="play in a pygame window or in the terminal")
     scale: float = Field(1.0, gt=0, description="window zoom (1: frames as sent)")
-    keys: dict[str, Any] = Field(default_factory=dict, description="extra key bindings: pygame key name -> action")
+    keys: dict[str, str] = Field(default_factory=dict, description="extra key bindings: pygame key name -> action "
+                                 "(skipped while the environment does not offer the action)")
     input: str | None = Field(None, description="terminal mode: a file or FIFO to read commands from (default "
                               "the controlling terminal)")
+
+    @field_validator("keys")
+    @classmethod
+    def _known_keys(cls, keys: dict[str, str]) -> dict[str, str]:
+        """Key names as pygame spells them (``Left`` -> ``left``), so a binding is found by the name
+        of the key pressed; a name pygame does not know is refused here, not ignored at play time."""
+        return {canonical_key(k): a for k, a in keys.items()}
+
+
+def canonical_key(name: str) -> str:
+    """pygame's own name for a key name given in a launch file; a ValueError naming it if unknown."""
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    import pygame
+
+    with warnings.catch_warnings():  # the key tables need no display; pygame warns that it is not initialised
+        warnings.simplefilter("ignore")
+        try:
+            return str(pygame.key.name(pygame.key.key_code(name)))
+        except ValueError:
+            raise ValueError(f"{name!r} is not a key name pygame knows (e.g. w, left, space, return)") from None
 
 
 class HumanPlayer(Node):
@@ -84,7 +178,6 @@ class HumanPlayer(Node):
             pygame.display.set_caption(f"framebus: {self.id}")
             self.screen = pygame.display.set_mode((640, 480))
             self.font = pygame.font.Font(None, 22)
-            self.extra_keys = {pygame.key.key_code(k): v for k, v in self.params.keys.items()}
         else:
             self.reader = asyncio.StreamReader()
             source = self.params.input or ("/dev/tty" if os.path.exists("/dev/tty") else None)
@@ -107,15 +200,16 @@ class HumanPlayer(Node):
         obs = msg.body
         actions = [str(a) for a in obs.get("actions") or []]
         if self.mode == "window":
-            self._draw(obs, actions)
-            action = await self._key(actions, obs.get("idle"))
+            keys = key_bindings(actions, obs.get("idle"), self.params.keys, bool(obs.get("options_lettered")))
+            self._draw(obs, actions, keys)
+            action = await self._key(actions, keys)
         else:
             action = await self._typed(obs, actions)
         self.log.info("human action", episode=obs.get("episode"), t=obs.get("t"), action=action)
         await self.publish("action", action, step=msg.step)
 
     # window ---------------------------------------------------------------------------------
-    def _draw(self, obs: dict[str, Any], actions: list[str]) -> None:
+    def _draw(self, obs: dict[str, Any], actions: list[str], keys: dict[str, str]) -> None:
         pg = self.pg
         frame = obs.get("frame")
         lines = [f"t={obs.get('t')}  {obs.get('goal', '')}"]
@@ -128,9 +222,9 @@ class HumanPlayer(Node):
         else:
             surface = None
             lines += str(obs.get("text", "")).splitlines()
-        lines.append("keys: arrows, 1-9 = " + ", ".join(f"{i + 1}:{a}" for i, a in enumerate(actions[:9])))
-        height = (surface.get_height() if surface else 0) + 24 * len(lines) + 8
         width = max(640, surface.get_width() if surface else 0)
+        lines += self._wrapped(keys_line(keys, actions), width - 12)
+        height = (surface.get_height() if surface else 0) + 24 * len(lines) + 8
         if self.screen.get_size() != (width, height):
             self.screen = pg.display.set_mode((width, height))
         self.screen.fill((20, 20, 24))
@@ -143,27 +237,30 @@ class HumanPlayer(Node):
             y += 24
         pg.display.flip()
 
-    async def _key(self, actions: list[str], idle: str | None) -> Any:
-        """Wait for a key that means an action; other keys are ignored."""
+    def _wrapped(self, text: str, width: int) -> list[str]:
+        """The keys line cut at spaces into lines that fit the window (FlappyBird's is narrow)."""
+        lines: list[str] = []
+        for word in text.split("  "):
+            if lines and self.font.size(lines[-1] + "  " + word)[0] <= width:
+                lines[-1] += "  " + word
+            else:
+                lines.append(word)
+        return lines
+
+    async def _key(self, actions: list[str], keys: dict[str, str]) -> Any:
+        """Wait for a key that means an action; other keys are ignored (in lockstep the game waits)."""
         pg = self.pg
-        arrows = {pg.K_LEFT: "left", pg.K_RIGHT: "right", pg.K_UP: "up", pg.K_DOWN: "down"}
         while True:
             for event in pg.event.get():
                 if event.type == pg.QUIT or (event.type == pg.KEYDOWN and event.key == pg.K_ESCAPE):
                     return STOP
                 if event.type != pg.KEYDOWN:
                     continue
-                if event.key in self.extra_keys:
-                    return self.extra_keys[event.key]
-                if event.key in arrows and (a := arrow_action(arrows[event.key], actions)):
-                    return a
-                if event.key == pg.K_SPACE:
-                    return idle
                 name = pg.key.name(event.key)
-                if name.isdigit() and 1 <= int(name) <= len(actions):
+                if name in keys:
+                    return keys[name]
+                if name.isdigit() and 1 <= int(name) <= min(len(actions), 9):
                     return actions[int(name) - 1]
-                if len(name) == 1 and name.upper() in string.ascii_uppercase[: len(actions)]:
-                    return actions[string.ascii_uppercase.index(name.upper())]
             await asyncio.sleep(1 / 60)
 
     # terminal -------------------------------------------------------------------------------
