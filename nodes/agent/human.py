@@ -248,10 +248,12 @@ class HumanPlayer(Node):
         return lines
 
     async def _key(self, actions: list[str], keys: dict[str, str]) -> Any:
-        """Wait for a key that means an action; other keys are ignored (in lockstep the game waits)."""
+        """Wait for a key that means an action; other keys are ignored (in lockstep the game waits).
+        Events are taken one at a time, so keys pressed ahead of the next frame wait their turn
+        instead of being dropped with the batch the first one came in."""
         pg = self.pg
         while True:
-            for event in pg.event.get():
+            while (event := pg.event.poll()).type != pg.NOEVENT:
                 if event.type == pg.QUIT or (event.type == pg.KEYDOWN and event.key == pg.K_ESCAPE):
                     return STOP
                 if event.type != pg.KEYDOWN:
