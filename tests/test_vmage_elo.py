@@ -247,7 +247,7 @@ def test_scripted_outranks_random_on_real_pong_runs(tmp_path: Path) -> None:
     (it needs the framebus.commands entry point installed: `pip install -e .`)."""
     rand, scripted = tmp_path / "random", tmp_path / "scripted"
     for launch_file, out, extra in (("vmage_pong_random.yaml", rand, []),
-                                    ("vmage_scripted.yaml", scripted, ["--set", "env.frame_cap=300"])):
+                                    ("vmage_scripted.yaml", scripted, ["--set", "env.game=pong", "--set", "env.frame_cap=300"])):
         proc = launch("run", f"launch/{launch_file}", "--out", str(out), "--set", "run.episodes=6", *extra,
                       cwd=ROOT, timeout=240)
         assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -135,6 +135,48 @@ async def test_llm_agent_takes_the_levels_template_and_an_invalid_reply_does_not
     assert images[:5] == [1, 2, 3, 4, 4]  # the current screen and those of the last 3 decisions
 
 
+async def test_the_third_invalid_reply_in_a_row_plays_a_random_action_and_counts_as_invalid(tmp_path):
+    """V-MAGE's game loop, not its agent, applies the rule: the agent sends no action for a reply it
+    cannot use, and the env plays a random valid one on the third in a row, then counts afresh."""
+    garbage = "I think the ball is going somewhere."
+    model = ScriptedChatModel([garbage, garbage, garbage, *vmage_replies("Observation: the ball", "wait", "NONE", "NONE")])
+    h = Harness(quiet=True, episodes=1, run_dir=tmp_path)
+    h.add("env", ENV, params={"game": "pong", "level": 1, "max_rounds": 30},
+          inputs={"action": "agent/action"}, clock={"mode": "lockstep"})
+    h.add("agent", "nodes.agent.llm:LLMAgent", params={"model": "model", "images": False},  # on_invalid: skip
+          inputs={"obs": {"from": "env/obs", "policy": "fifo"}})
+    h.add("judge", JUDGE, inputs={"step": {"from": "env/step", "policy": "block"}})
+    probe = h.probe(inputs={"step": {"from": "env/step", "policy": "block", "size": 64}})
+    h.local("model", model)
+    async with h:
+        await h.start()
+        steps = []
+        while not steps or not steps[-1]["done"]:
+            steps.append((await probe.recv("step")).body)
+        status, _ = await h.wait_finished(60)
+        assert status == "completed"
+        (record,) = h.kernel.book.records.values()
+    # per cycle of 5 replies: garbage x3 (the third plays a random action: 3 frames), NONE x2 (6 frames);
+    # 30 frames = 3 cycles (27 frames) and the fourth cycle's third garbage reply
+    assert len(steps) == 18
+    drawn = [s["t"] for s in steps if s["info"]["random_action"] is not None]
+    assert drawn == [2, 7, 12, 17]  # the counter restarts after each: never on the 4th, 5th... in a row
+    for s in steps:
+        invalid_reply = s["t"] % 5 < 3
+        assert (s["action"] is None) == invalid_reply  # the agent sent nothing for garbage
+        assert s["info"]["played"] == (3 if (not invalid_reply or s["t"] in drawn) else 0)
+        if s["t"] in drawn:
+            assert s["info"]["random_action"] in ["LEFTUP", "LEFTDOWN", "RIGHTUP", "RIGHTDOWN", "NONE"]
+            assert s["info"]["game_info"] == ("Game is running." if not s["done"] else "Game Over, You got 0 score.")
+        elif invalid_reply:
+            assert s["info"]["game_info"].startswith("Invalid action, which should be one of ['LEFTUP'")
+    m = record["metrics"]
+    assert (m["frames"], m["decisions"], m["invalid"], m["random_actions"], m["reason"]) == (30, 18, 12, 4, "max_rounds")
+    assert m["valid_share"] == pytest.approx(6 / 18)  # the paper's wording: valid decisions / decisions
+    assert m["valid_rate"] == pytest.approx(30 / (30 + 12))  # V-MAGE's code: frames / (frames + invalid)
+    assert m["agent_unparsable"] == 12 and m["agent_decisions"] == 18
+
+
 async def test_llm_agent_switches_to_each_flappybird_levels_own_prompt(tmp_path):
     model = ScriptedChatModel(vmage_replies("Observation: a gap", "climb", "UP"))
     h = Harness(quiet=True, episodes=2, run_dir=tmp_path)
@@ -211,13 +253,16 @@ def test_every_vmage_launch_file_loads_with_the_papers_settings(monkeypatch, tmp
     monkeypatch.setenv("OPENAI_API_KEY", "not-used")
     names = ("vmage_pong_random", "vmage_flappy_random", "vmage_scripted", "vmage_pong_local", "vmage_pong_gpt4o")
     files = {name: load(resolve_path(launch_file(tmp_path, name))) for name in names}
-    for lf in files.values():
-        assert lf.node("env").uses.endswith(("vmage.env", "VmageEnv")) and lf.node("env").clock.mode == "lockstep"
+    for name, lf in files.items():
+        env = lf.node("env-0" if name == "vmage_scripted" else "env")  # scripted: replicas across games
+        assert env.uses.endswith(("vmage.env", "VmageEnv")) and env.clock.mode == "lockstep"
+    assert files["vmage_scripted"].node("env-1").params["game"] == "all" and files["vmage_scripted"].run.episodes == 33
     gpt = files["vmage_pong_gpt4o"]
     assert gpt.node("model").params["sampling"] == {"temperature": 0.8, "top_p": 0.9, "max_tokens": 2048}
     agent = gpt.node("agent").params
-    assert (agent["am"], agent["om"], agent["images"], agent["on_invalid"], agent["invalid_after"]) == (3, 4, True,
-                                                                                                       "random", 3)
+    # an unusable reply is sent as no action; the env plays a random one on the third in a row
+    assert (agent["am"], agent["om"], agent["images"], agent["on_invalid"]) == (3, 4, True, "skip")
+    assert "random_after" not in gpt.node("env").params  # the env's default: V-MAGE's 3
     assert gpt.node("env").params["frames"] is True and gpt.node("env").params["height"] == 360
     local = files["vmage_pong_local"]
     assert local.node("env").params["frames"] is False and local.node("agent").params["images"] is False

@@ -19,7 +19,7 @@ from pydantic import Field, field_validator
 
 from kernel.bus import tracing
 from kernel.sdk.node import Message, Node, NodeParams, RemoteError, RequestTimeout, on_input
-from nodes.agent.memory import ALL, ChatMemory, Turn, window
+from nodes.agent.memory import ALL, ChatMemory, StepMemory, Turn, window
 from nodes.agent.parsers import get_parser
 from nodes.agent.records import StepRecords, printable
 from nodes.agent.templates import Template, fields_of, load_template
@@ -135,7 +135,10 @@ class LLMAgent(Node):
             am = om = ALL
         images = self._setting("images", "auto")
         self.images = bool(obs.get("frame") is not None) if images == "auto" else bool(images)
-        self.memory = ChatMemory(am, om, self.images)
+        # a template with history texts asks for V-MAGE's single-message history; the others keep the chat
+        history_text = self.template.history
+        self.memory: ChatMemory | StepMemory = (StepMemory(am, om, self.images, history_text) if history_text
+                                                else ChatMemory(am, om, self.images))
         self.regenerate = int(self._setting("regenerate", 2))
         self.cot = bool(self._setting("cot", True))
         self.icl = bool(self._setting("icl", False))
@@ -184,6 +187,8 @@ class LLMAgent(Node):
         tpl = self.template
         fields = {**fields_of(obs), "observation": "{observation}"}
         key = "first" if not self.memory.turns else "next"
+        if self.memory.turns:  # what the env said after the last decision's action belongs to that decision
+            self.memory.turns[-1].info = str(obs["info"]) if obs.get("info") is not None else None
         prompt = tpl.render(key, getattr(tpl, key), fields)
         if self.web is not None:
             self.memory.add(self.web.turn(prompt, obs, self.images))

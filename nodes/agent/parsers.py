@@ -110,6 +110,28 @@ def action_line_exact(text: str, actions: Sequence[str]) -> list[str]:
     return []
 
 
+_FIELD = re.compile(r"^[ \t#*]*([A-Za-z][A-Za-z _]{0,40}?)[ \t*]*:[ \t*]*(.*)$")
+
+
+def reply_fields(text: str) -> dict[str, str]:
+    """A reply in V-MAGE's labelled format (``Observation: ... / Reasoning: ... / Action: ...``) as
+    a dict, the form V-MAGE feeds a past reply back in its history: a line starting with a short
+    label and a colon opens a field (the label lowercased, spaces as ``_``), and the lines after it
+    until the next label continue it; markdown marks are dropped. Text before the first label is
+    not a field, so a reply with no labels gives ``{}``."""
+    fields: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if match := _FIELD.match(line):
+            key = "_".join(match.group(1).lower().split())
+            current = fields.setdefault(key, [])
+            current.clear()  # a label given twice keeps its last value, as a dict update would
+            line = match.group(2)
+        if current is not None and (value := line.strip().strip("#*").strip()):
+            current.append(value)
+    return {key: " ".join(lines) for key, lines in fields.items()}
+
+
 def whole_reply(text: str, actions: Sequence[str]) -> list[str]:
     """MageBench WebUI: the reply itself is the action (its fenced html/css/javascript blocks are the
     page), so the environment, not the agent, says whether it is usable and why; only an empty

@@ -11,7 +11,11 @@ A template has these keys (all text is ``str.format``-ed with the observation's 
   is the text rendering in text mode and a short pointer to the image in image mode;
 * ``regenerate``: the turn sent after a reply that could not be parsed;
 * ``parser``: ``{online: NAME, global: NAME}`` from ``nodes.agent.parsers``;
-* ``defaults``: agent params this environment wants unless the launch file says otherwise.
+* ``defaults``: agent params this environment wants unless the launch file says otherwise;
+* ``history``: ``{intro: ..., step: ...}`` switches the memory to V-MAGE's
+  (``nodes.agent.memory.StepMemory``): one user message per call with the last ``am`` decisions'
+  pictures, each followed by ``step`` (fields ``ago``, ``reasoning``, ``action``, ``info``), then the
+  current picture and ``first``/``next``; without it the memory is a multi-turn chat (``ChatMemory``).
 
 Fields available to the text: ``actions`` (comma-separated), ``actions_lettered`` (``A) 'x' B) 'y'``),
 ``goal``, ``text``, ``t``, ``env``, and any other scalar in the observation.
@@ -26,10 +30,11 @@ from typing import Any, Mapping
 
 import yaml
 
+from nodes.agent.memory import HistoryText
 from nodes.agent.parsers import Parser, get_parser
 
 BUNDLED = Path(__file__).with_name("templates")
-_KEYS = {"system", "io", "cot", "icl", "first", "next", "regenerate", "parser", "defaults", "description"}
+_KEYS = {"system", "io", "cot", "icl", "first", "next", "regenerate", "parser", "defaults", "description", "history"}
 
 
 class TemplateError(ValueError):
@@ -49,6 +54,7 @@ class Template:
     parsers: dict[str, str]
     icl: str = ""
     defaults: dict[str, Any] = field(default_factory=dict)
+    history: HistoryText | None = None
 
     def parser(self, planning: str) -> Parser:
         return get_parser(self.parsers[planning])
@@ -111,7 +117,21 @@ def load_template(name_or_path: str) -> Template:
         regenerate=data.get("regenerate", "That reply did not follow the output format. Answer again, "
                                           "following the format exactly."),
         parsers=parsers, icl=data.get("icl", ""), defaults=dict(data.get("defaults") or {}),
+        history=_history(path, data.get("history")),
     )
+
+
+def _history(path: Path, raw: Any) -> HistoryText | None:
+    """The ``history`` texts, checked here so a typo in a field fails on load, not mid-episode."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or set(raw) != {"intro", "step"} or not all(isinstance(v, str) for v in raw.values()):
+        raise TemplateError(f"{path}: history must be a mapping with the texts intro and step")
+    try:
+        raw["step"].format(ago=1, reasoning="{}", action="", info="")
+    except (KeyError, IndexError, ValueError) as exc:
+        raise TemplateError(f"{path}: history.step: {exc!r}; its fields are ago, reasoning, action and info") from None
+    return HistoryText(intro=raw["intro"], step=raw["step"])
 
 
 def _cot_lines(path: Path, raw: Any) -> dict[str, str]:

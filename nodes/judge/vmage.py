@@ -4,6 +4,10 @@ The score is the game's own (Pong: returns of both paddles; FlappyBird: pipe pai
 valid rate is V-MAGE's, frames / (frames + invalid decisions) (spec §3), where a decision is
 invalid when nothing was applied: an unparsable reply sent as none or a body outside the level's
 actions. ELO needs (score, valid rate) per episode and round, so both are in each episode's metrics.
+The paper words the valid rate as the share of a model's actions that kept to the format; that share,
+valid decisions / decisions, is ``valid_share`` beside it (the two differ when a decision plays
+several frames). ``random_actions`` counts the decisions where the env played a random action after
+3 invalid ones in a row (V-MAGE's rule); such a decision is still invalid, as in V-MAGE.
 
 For the anchoring metric (spec §5.5: how many decisions in a row the reply stays the same) each
 episode also counts ``reply_runs``, its maximal runs of one unchanged reply, where the reply is what
@@ -37,6 +41,7 @@ class VmageJudge(Node):
 
     async def setup(self) -> None:
         self.invalid: dict[str, int] = {}
+        self.drawn: dict[str, int] = {}
         self.last_reply: dict[str, str] = {}
         self.reply_runs: dict[str, int] = {}
         self.totals: dict[str, dict[str, Any]] = {}
@@ -48,11 +53,14 @@ class VmageJudge(Node):
         episode = step["episode"]
         if step["t"] == 0:  # (again: an abandoned episode being replayed starts afresh)
             self.invalid[episode] = 0
+            self.drawn[episode] = 0
             self.last_reply.pop(episode, None)
             self.reply_runs[episode] = 0
         if not info.get("stopped"):
             if step["action"] is None:
                 self.invalid[episode] = self.invalid.get(episode, 0) + 1
+            if info.get("random_action") is not None:
+                self.drawn[episode] = self.drawn.get(episode, 0) + 1
             reply = json.dumps(step["action"], sort_keys=True, default=str)
             if self.last_reply.get(episode) != reply:
                 self.reply_runs[episode] = self.reply_runs.get(episode, 0) + 1
@@ -60,13 +68,15 @@ class VmageJudge(Node):
         if not step["done"]:
             return
         invalid = self.invalid.pop(episode, 0)
+        drawn = self.drawn.pop(episode, 0)
         self.last_reply.pop(episode, None)
         reply_runs = self.reply_runs.pop(episode, 0)
         frames = int(info["frames"])
         decisions = int(step["t"]) + 1
         valid_rate = frames / (frames + invalid) if frames + invalid else 0.0
         metrics = {"score": float(info["score"]), "frames": frames, "decisions": decisions, "invalid": invalid,
-                   "valid_rate": valid_rate, "reply_runs": reply_runs, "reason": str(info.get("reason") or ""),
+                   "valid_rate": valid_rate, "valid_share": (decisions - invalid) / decisions,
+                   "random_actions": drawn, "reply_runs": reply_runs, "reason": str(info.get("reason") or ""),
                    "game": info["game"],
                    "level": int(info["level"]), "round": int(info["round"]), "clock": info.get("clock", "lockstep")}
         self.log.info("scored", episode=episode, game=info["game"], level=info["level"], score=metrics["score"],

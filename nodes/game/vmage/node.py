@@ -8,12 +8,17 @@ held, and no action yet means the idle one, so the world runs on while the model
 whose actions are key events, TempestRun, gets each action on one tick only and idles after it).
 
 A decision without an action (an unparsable reply sent as none, or an invalid body) does not
-advance the game in lockstep, as in V-MAGE; ``stall_limit`` of them in a row end the episode, so
-an agent that never answers cannot hold a run forever.
+advance the game in lockstep, as in V-MAGE; the ``random_after``-th of them in a row (3, V-MAGE's
+rule, which its game loop applies, not its agent) plays a random valid action instead and starts the
+count again, so a model that never answers well still moves the game. With that switched off (0),
+``stall_limit`` of them in a row end the episode, so an agent that never answers cannot hold a run
+forever.
 """
 
 from __future__ import annotations
 
+import random
+import zlib
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -42,6 +47,8 @@ class VmageParams(EnvParams):
     frame_cap: int = Field(FRAME_CAP, gt=0, description="frames at most where the level sets no limit (ours, "
                            "not V-MAGE's: a policy that never fails still ends)")
     stall_limit: int = Field(100, gt=0, description="decisions in a row without an action that end the episode")
+    random_after: int = Field(3, ge=0, description="lockstep: the n-th decision in a row without an action plays "
+                              "a random valid action and restarts the count (V-MAGE: 3); 0 never does")
 
     @model_validator(mode="after")
     def _levels_exist(self) -> VmageParams:
@@ -64,6 +71,7 @@ class VmageEnv(EnvNode):
         self.round = 0
         self.stalls = 0
         self.last_info = "Game is running."
+        self.fallback = random.Random(0)
         self.decisions_seen = 0  # the realtime clock's count of decisions when an action was last applied
 
     async def reset(self, episode: Episode) -> None:
@@ -72,6 +80,8 @@ class VmageEnv(EnvNode):
         self.episode_id = episode.id
         self.stalls = 0
         self.last_info = "Game is running."
+        # its own stream (not the game's), fixed by the episode, so a replayed episode draws the same actions
+        self.fallback = random.Random(zlib.crc32(f"vmage-fallback/{episode.id}".encode()))
 
     def _game(self) -> Game:
         assert self.game is not None, "no episode in play"
@@ -101,11 +111,16 @@ class VmageEnv(EnvNode):
 
     async def step(self, action: str | None) -> StepResult:
         game = self._game()
-        before, played = game.score, 0
+        before, played, drawn = game.score, 0, None
         if action is None and not self.realtime:
             self.stalls += 1
             self.last_info = f"Invalid action, which should be one of {list(game.level.actions)}"
-            if self.stalls >= self.params.stall_limit:
+            if self.params.random_after and self.stalls >= self.params.random_after:
+                drawn = self.fallback.choice(list(game.level.actions))
+                self.stalls = 0
+                played = decide(game, drawn, self._frames(), self._limit())
+                self.last_info = game.info()
+            elif self.stalls >= self.params.stall_limit:
                 game.end("stalled: no action for stall_limit decisions in a row")
         else:
             self.stalls = 0
@@ -114,7 +129,7 @@ class VmageEnv(EnvNode):
                 action, self.decisions_seen = (action if decisions != self.decisions_seen else None), decisions
             played = decide(game, action or game.level.idle, self._frames(), self._limit())
             self.last_info = game.info()
-        return StepResult(game.score - before, game.over, self._info(played))
+        return StepResult(game.score - before, game.over, {**self._info(played), "random_action": drawn})
 
     async def stop(self, reason: str) -> StepResult:
         game = self._game()
