@@ -177,7 +177,8 @@ def test_unrecorded_runs_still_get_the_tables_and_say_why_no_strips(tmp_path: Pa
     (["--report", "{tmp}/elo.txt"], "{tmp}/elo.txt: expected a file path ending in .html"),
     (["--report", "{tmp}/f/elo.html"], "{tmp}/f is a file, not a folder to write into"),
     (["--screenshot", "{tmp}/x.png"], "--screenshot {tmp}/x.png: needs --report OUT.html"),
-    (["--report", "{tmp}/e.html", "--screenshot", "{tmp}/x.jpg"], "--screenshot {tmp}/x.jpg: expected a file path ending in .png"),
+    (["--report", "{tmp}/e.html", "--screenshot", "{tmp}/x.jpg"],
+     "--screenshot {tmp}/x.jpg: expected a file path ending in .png"),
 ])
 def test_bad_report_paths_are_named_before_ranking(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                    flags: list[str], message: str) -> None:

@@ -1,6 +1,7 @@
 """V-MAGE's ELO over any set of finished runs (spec §4, the paper's Appendix D), as a pack-side CLI.
 
-    launch elo RUN_DIR [RUN_DIR ...] [--json] [--name RUN=LABEL] [--out FILE] [--report OUT.html [--screenshot PNG]]
+    launch elo RUN_DIR [RUN_DIR ...] [--json] [--name RUN=LABEL] [--out FILE]
+               [--report OUT.html [--screenshot PNG]]   (the tables and each entrant's frame strips)
     python -m nodes.judge.vmage_elo ...   (the same, without the entry point installed)
 
 V-MAGE ships no ELO code, so this follows the paper's description. Each run is one entrant (named by
@@ -393,7 +394,8 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--no-paper", action="store_true", help="leave out the paper's Table 2")
     ap.add_argument("--report", type=Path, metavar="OUT.html",
                     help="also write an HTML report: the tables, then each entrant's episodes as frame strips")
-    ap.add_argument("--screenshot", type=Path, metavar="PNG", help="with --report: render it in headless Chromium to PNG")
+    ap.add_argument("--screenshot", type=Path, metavar="PNG",
+                    help="with --report: render it in headless Chromium to PNG")
     ap.add_argument("--strip-episodes", type=int, default=6, metavar="N",
                     help="with --report: episodes shown per entrant (default 6)")
     ap.add_argument("--strip-steps", type=int, default=16, metavar="N",
