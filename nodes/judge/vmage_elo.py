@@ -1,6 +1,7 @@
 """V-MAGE's ELO over any set of finished runs (spec §4, the paper's Appendix D), as a pack-side CLI.
 
     launch elo RUN_DIR [RUN_DIR ...] [--json] [--name RUN=LABEL] [--out FILE]
+               [--report OUT.html [--screenshot PNG]]   (the tables and each entrant's frame strips)
     python -m nodes.judge.vmage_elo ...   (the same, without the entry point installed)
 
 V-MAGE ships no ELO code, so this follows the paper's description. Each run is one entrant (named by
@@ -391,6 +392,14 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--seed", type=int, default=SEED, help="seed of the pairings and the shuffles")
     ap.add_argument("--k", type=float, default=K, help=f"the K factor (default {K:g})")
     ap.add_argument("--no-paper", action="store_true", help="leave out the paper's Table 2")
+    ap.add_argument("--report", type=Path, metavar="OUT.html",
+                    help="also write an HTML report: the tables, then each entrant's episodes as frame strips")
+    ap.add_argument("--screenshot", type=Path, metavar="PNG",
+                    help="with --report: render it in headless Chromium to PNG")
+    ap.add_argument("--strip-episodes", type=int, default=6, metavar="N",
+                    help="with --report: episodes shown per entrant (default 6)")
+    ap.add_argument("--strip-steps", type=int, default=16, metavar="N",
+                    help="with --report: decisions per strip, spread over the episode (default 16)")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -401,10 +410,53 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=command)
 
 
+def output_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the --report / --screenshot paths, checked before the minutes of ranking."""
+    report, shot = getattr(args, "report", None), getattr(args, "screenshot", None)
+    if shot is not None and report is None:
+        return f"--screenshot {shot}: needs --report OUT.html (the page it renders)"
+    for flag, path, suffixes in (("--report", report, (".html", ".htm")), ("--screenshot", shot, (".png",))):
+        if path is None:
+            continue
+        if path.is_dir():
+            return f"{flag} {path}: is a folder; expected a file path ending in {suffixes[0]}"
+        if path.suffix.lower() not in suffixes:
+            return f"{flag} {path}: expected a file path ending in {suffixes[0]}"
+        parent = next((p for p in path.parents if p.exists()), None)
+        if parent is not None and not parent.is_dir():
+            return f"{flag} {path}: {parent} is a file, not a folder to write into"
+    if getattr(args, "strip_episodes", 1) < 0 or getattr(args, "strip_steps", 2) < 2:
+        return "--strip-episodes must be 0 or more and --strip-steps at least 2"
+    return None
+
+
+def write_html(args: argparse.Namespace, result: dict[str, Any], entrants: Sequence[Entrant]) -> int:
+    """The --report page (and its --screenshot), paths on stderr so stdout stays the table or JSON."""
+    from nodes.judge.vmage_elo_report import write_report
+
+    path = write_report(result, entrants, args.report, paper=not args.no_paper,
+                        max_episodes=args.strip_episodes, max_steps=args.strip_steps)
+    print(f"report: {path}", file=sys.stderr)
+    if args.screenshot:
+        from kernel.tools.report.shot import screenshot
+
+        try:
+            print(f"screenshot: {screenshot(path, args.screenshot)}", file=sys.stderr)
+        except RuntimeError as exc:
+            print(f"vmage_elo: --screenshot {args.screenshot}: {exc}", file=sys.stderr)
+            return 2
+    return 0
+
+
 def command(args: argparse.Namespace) -> int:
-    """Rank ``args.runs`` and print the tables or the JSON object; 2 with the reason on a bad run."""
+    """Rank ``args.runs`` and print the tables or the JSON object (and write the --report page);
+    2 with the reason on a bad run or output path."""
     if args.rounds < 1 or args.permutations < 1:
         print("vmage_elo: --rounds and --permutations must be at least 1", file=sys.stderr)
+        return 2
+    problem = output_problem(args)
+    if problem:
+        print(f"vmage_elo: {problem}", file=sys.stderr)
         return 2
     try:
         entrants = load_entrants(list(args.runs), parse_names(args.name))
@@ -423,6 +475,8 @@ def command(args: argparse.Namespace) -> int:
     finally:
         if args.out:
             fh.close()
+    if args.report:
+        return write_html(args, result, entrants)
     return 0
 
 

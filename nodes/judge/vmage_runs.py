@@ -165,6 +165,20 @@ def read_run(run: Path) -> tuple[dict[Key, Result], set[str], int]:
     return results, clocks, cut
 
 
+def episode_keys(run: Path) -> dict[str, Key]:
+    """Episode id -> (game, level, round) of the run's compared episodes (judged, ended by the game),
+    so the report can show the very episodes the ELO compared."""
+    out: dict[str, Key] = {}
+    for rec in _episode_records(run):
+        m = rec.get("metrics")
+        if not isinstance(m, dict) or any(m.get(k) is None for k in REQUIRED):
+            continue
+        if rec.get("status", "completed") != "completed" or str(m.get("reason", "")).startswith("stopped"):
+            continue
+        out[str(rec.get("episode_id"))] = (str(m["game"]), int(m["level"]), int(m["round"]))
+    return out
+
+
 def text_runs(run: Path) -> dict[str, tuple[int, int]]:
     """Per episode id, (runs of one unchanged reply text, replies) from the run's agent step records
     (``RUN/steps/<agent>.jsonl``, written by agent.llm with each raw ``response``): the paper's

@@ -82,13 +82,10 @@ def run_tables(summary: dict[str, Any]) -> list[Table]:
 def build(run_dir: Path, out: Path | None = None, *, max_episodes: int = 12, max_steps: int = 24,
           max_image_episodes: int = 12) -> Path:
     """Write the report of ``run_dir`` (default ``RUN/report.html``) and return its path."""
-    import jinja2
-
     from kernel.tools.report import data as rundata
     from kernel.tools.report import plots
     from kernel.tools.report.gallery import galleries
     from kernel.tools.report.tables import section_tables
-    from kernel.tools.report.template import PAGE
 
     data = rundata.load(run_dir)
     summary = data.summary
@@ -105,17 +102,38 @@ def build(run_dir: Path, out: Path | None = None, *, max_episodes: int = 12, max
     path = out or run_dir / "report.html"
     cards, with_pictures = galleries(run_dir, data.episodes, path.parent, max_episodes=max_image_episodes)
     headline = [(k, fmt(v)) for k, v in (summary.get("metrics") or {}).items()]
-    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
-    html = env.from_string(PAGE).render(
-        title=f"{summary.get('run_id', run_dir.name)}",
+    return render(
+        path, title=f"{summary.get('run_id', run_dir.name)}",
         summary={"status": summary.get("status", "?"), "reason": summary.get("reason", "")},
         facts=_facts(summary, data), headline=headline, sections=sections,
         plots=[(alt, data_url(png)) for alt, png in figures if png],
         episode_table=episode_table(data.episodes), galleries=cards, gallery_total=with_pictures,
         strips=rundata.strips(data, max_episodes=max_episodes, max_steps=max_steps),
-        run_tables=run_tables(summary), run_dir=str(run_dir), fmt=fmt,
-        generated=datetime.now().strftime("%Y-%m-%d %H:%M"),
+        run_tables=run_tables(summary), source=str(run_dir),
     )
+
+
+def render(path: Path, **parts: Any) -> Path:
+    """Write the report page to ``path`` from the parts given, the rest left empty, and return the path.
+
+    The run report fills every part; a pack's page over several runs (``launch elo --report``)
+    passes its own ``title``, ``facts``, ``sections`` (name, [Table]), ``notes`` and
+    ``strip_groups`` (``data.StripGroup``), so it looks like a run's report without the kernel
+    knowing what was compared."""
+    import jinja2
+
+    from kernel.tools.report.template import PAGE
+
+    empty: dict[str, Any] = {"title": "", "summary": {"status": "", "reason": ""}, "facts": [], "headline": [],
+                             "sections": [], "notes": [], "plots": [], "episode_table": None, "galleries": [],
+                             "gallery_total": 0, "strips": [], "strip_groups": [], "run_tables": [], "source": ""}
+    unknown = set(parts) - set(empty)
+    if unknown:
+        raise TypeError(f"report page: unknown parts {sorted(unknown)}")
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    html = env.from_string(PAGE).render(**{**empty, **parts}, fmt=fmt,
+                                        generated=datetime.now().strftime("%Y-%m-%d %H:%M"))
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(html)
     return path
 

@@ -7,7 +7,8 @@ plots, and its strips are built from the step records alone (text, no frames).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,18 @@ class Strip:
     metrics: dict[str, Any]
     decisions: int
     cards: list[Card]
+    caption: str = ""  # what a page over several runs says the episode was (a pack's words)
+
+
+@dataclass
+class StripGroup:
+    """Strips of one group of runs (an entrant of a ranking) on a page over several runs: the
+    same strips as a run's own report, under a heading of the pack's choosing."""
+
+    title: str
+    subtitle: str = ""
+    strips: list[Strip] = field(default_factory=list)
+    note: str = ""
 
 
 @dataclass
@@ -65,11 +78,13 @@ class RunData:
         return out
 
 
-def load(run_dir: Path) -> RunData:
+def load(run_dir: Path, *, need_summary: bool = True) -> RunData:
+    """The run folder's parts. A page over several runs wants only their episodes and frames, so it
+    passes ``need_summary=False`` and a run stopped before its summary still shows its strips."""
     summary_path = run_dir / "summary.json"
-    if not summary_path.exists():
+    if not summary_path.exists() and need_summary:
         raise SystemExit(f"launch report: {run_dir} has no summary.json (is it a run folder of `launch run`?)")
-    summary = json.loads(summary_path.read_text())
+    summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
     eps = _jsonl(run_dir / "episodes.jsonl")
     steps = {p.stem: _jsonl(p) for p in sorted((run_dir / "steps").glob("*.jsonl"))}
     recordings = [read_recording(p) for p in sorted(run_dir.glob("recording*.mcap"))]
@@ -175,3 +190,18 @@ def _card(decision: Decision | int, eid: str, by_step: dict[tuple[str, Any], lis
         if not any(a == agent for a, _ in card.actions) and "sent" in record:
             card.actions.append((agent, _action_text(record["sent"])))
     return card
+
+
+def run_strips(run_dir: Path, episode_ids: Sequence[str] | None = None, *, captions: Mapping[str, str] | None = None,
+               max_episodes: int = 12, max_steps: int = 24) -> list[Strip]:
+    """The run report's strips of the chosen episodes of ``run_dir``, in the order given (all of them
+    when None), each captioned from ``captions``: a pack's page over several runs shows the episodes
+    it compares (the same layouts for every entrant) with the run report's own strip code."""
+    data = load(run_dir, need_summary=False)
+    if episode_ids is not None:
+        by_id = {str(ep.get("episode_id")): ep for ep in data.episodes}
+        data = replace(data, episodes=[by_id[e] for e in episode_ids if e in by_id])
+    out = strips(data, max_episodes=max_episodes, max_steps=max_steps)
+    for strip in out:
+        strip.caption = (captions or {}).get(strip.episode, "")
+    return out

@@ -70,13 +70,16 @@ PAGE = r"""<!doctype html>
   .pictures img { display:block; max-width:100%; height:auto; border:1px solid var(--line); border-radius:4px; background:#eee; }
   .pictures figcaption { font-size:12px; color:var(--muted); margin-top:4px; }
   .pictures figcaption b { color:var(--ink); }
+  ul.notes { margin:14px 0 0; padding:10px 14px 10px 30px; background:white; border:1px solid var(--line);
+             border-radius:8px; font-size:12.5px; color:#475467; }
+  section.group > .muted { margin:-4px 0 12px; }
   footer { margin-top:40px; font-size:12px; color:var(--muted); }
 </style>
 </head>
 <body>
 <main>
 <header class="run">
-  <h1>{{ title }} <span class="pill {{ summary.status }}">{{ summary.status }}</span></h1>
+  <h1>{{ title }}{% if summary.status %} <span class="pill {{ summary.status }}">{{ summary.status }}</span>{% endif %}</h1>
   <div class="muted">{{ summary.reason }}</div>
   <dl class="facts">
     {% for k, v in facts %}<div><dt>{{ k }}</dt><dd>{{ v }}</dd></div>{% endfor %}
@@ -111,6 +114,10 @@ PAGE = r"""<!doctype html>
 {% endfor %}
 </div>
 {% endfor %}
+
+{% if notes %}
+<ul class="notes">{% for n in notes %}<li>{{ n }}</li>{% endfor %}</ul>
+{% endif %}
 
 {% if plots %}
 <h2>Plots</h2>
@@ -153,11 +160,9 @@ PAGE = r"""<!doctype html>
 {% endfor %}
 {% endif %}
 
-{% if strips %}
-<h2>Episode strips</h2>
-{% for s in strips %}
+{% macro strip_section(s) %}
 <section class="episode">
-  <h3>{{ s.episode }} <span class="pill {{ s.status }}">{{ s.status }}</span></h3>
+  <h3>{{ s.episode }}{% if s.caption %} <span class="muted">· {{ s.caption }}</span>{% endif %} <span class="pill {{ s.status }}">{{ s.status }}</span></h3>
   <div class="muted">{{ s.decisions }} decisions{% if s.cards|length < s.decisions %}, {{ s.cards|length }} shown{% endif %}
     {% for k, v in s.metrics.items() %} · {{ k }} {{ fmt(v) }}{% endfor %}</div>
   <div class="strip">
@@ -171,8 +176,20 @@ PAGE = r"""<!doctype html>
   {% endfor %}
   </div>
 </section>
-{% endfor %}
+{% endmacro %}
+{% if strips %}
+<h2>Episode strips</h2>
+{% for s in strips %}{{ strip_section(s) }}{% endfor %}
 {% endif %}
+
+{% for g in strip_groups %}
+<section class="group">
+<h2>Episode strips: {{ g.title }}</h2>
+{% if g.subtitle %}<div class="muted">{{ g.subtitle }}</div>{% endif %}
+{% for s in g.strips %}{{ strip_section(s) }}{% endfor %}
+{% if g.note %}<div class="note">{{ g.note }}</div>{% endif %}
+</section>
+{% endfor %}
 
 {% if run_tables %}
 <h2>The run</h2>
@@ -188,7 +205,7 @@ PAGE = r"""<!doctype html>
 </div>
 {% endif %}
 
-<footer>framebus report of {{ run_dir }} · generated {{ generated }}</footer>
+<footer>framebus report of {{ source }} · generated {{ generated }}</footer>
 </main>
 </body>
 </html>
