@@ -63,7 +63,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     tmp = tmp_path_factory.mktemp("elo_report")
     rand, scripted = tmp / "random", tmp / "scripted"
     for launch_file, out, extra in (("vmage_pong_random.yaml", rand, []),
-                                    ("vmage_scripted.yaml", scripted, ["--set", "env.frame_cap=150"])):
+                                    ("vmage_scripted.yaml", scripted, ["--set", "env.game=pong", "--set", "env.frame_cap=150"])):
         proc = launch("run", f"launch/{launch_file}", "--out", str(out), "--record", "--set", "env.frames=true",
                       "--set", "run.episodes=3", *extra, cwd=ROOT, timeout=240)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]

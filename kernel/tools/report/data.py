@@ -16,7 +16,7 @@ import numpy as np
 
 from kernel.sdk.images import data_url, png_array, png_bytes
 from kernel.tools.record import Recording, read_recording, to_json
-from kernel.tools.replay import Decision, EpisodeTrace, episodes, obs_topic
+from kernel.tools.replay import Decision, EpisodeTrace, episodes
 
 THUMB_PX = 220
 STRIP_METRICS = 6  # beside an episode's name: its results, not every counter
@@ -105,17 +105,16 @@ def _jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def traces(data: RunData) -> dict[str, EpisodeTrace]:
-    """Recorded episodes of every recording of the run (a resumed run has several)."""
+    """Recorded episodes of every recording of the run (a resumed run has several) and of every
+    observation topic in it: replicas (env-0/obs, env-1/obs) play different episodes, and an
+    episode seen on two topics is shown from the first, in topic order."""
     found: dict[str, EpisodeTrace] = {}
-    for rec in data.recordings:
-        topics = [t for t in rec.topics if t.endswith("/obs") and rec.topics[t] != "foxglove.CompressedImage"]
-        if not topics:
-            continue
-        try:
-            topic = obs_topic(rec)
-        except SystemExit:
-            topic = topics[0]  # several environments: the report shows the first
-        found.update(episodes(rec, topic))
+    for rec in data.recordings:  # a later recording's replay of an episode replaces the earlier one
+        mine: dict[str, EpisodeTrace] = {}
+        for topic in sorted(t for t in rec.topics if t.endswith("/obs") and rec.topics[t] != "foxglove.CompressedImage"):
+            for eid, trace in episodes(rec, topic).items():
+                mine.setdefault(eid, trace)
+        found.update(mine)
     return found
 
 
