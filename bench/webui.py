@@ -9,19 +9,19 @@ per page and how long a VAB-CSS step takes, measured in one run.
   (``aes_broken_page_s``), since a bad page must not cost more than a good one. The task is the
   pack's first bundled task if shipped, else tests/data/webui/tea_counter.
 - ``css_step_p50_ms``: one ``css.env`` step that changes the page, from the reply to the new
-  screenshot and its distance to the target: the tools read the Action line and edit the working
-  copy, Chromium renders the full page, it is decoded and scored with VAB's SSIM rule (target
-  <= 300 ms on 2 cores). The edits alternate between an instance's fix and its corruption, so
-  every step really changes the page; one instance per project. ``css_render_p50_ms`` is the
-  edit and the rendering, ``css_ssim_p50_ms`` the decoding and scoring (in a worker thread, as
-  ``css.env`` runs it).
+  screenshot: the tools read the Action line and edit the working copy, Chromium renders the full
+  page and it is decoded to the pixels the agent is sent (target <= 300 ms on 2 cores). The edits
+  alternate between an instance's fix and its corruption, so every step really changes the page;
+  one instance per project. ``css_render_p50_ms`` is the edit and the rendering without the
+  decoding. ``css_ssim_p50_ms`` is the distance to the target with VAB's SSIM rule (in a worker
+  thread), which ``css.env`` computes once per episode, on the last rendering.
 
 The parts: ``aes_render_collect_s`` is the browser's share of a scoring (loading both pages,
 running the interactions, collecting the elements), ``aes_scoring_s`` the Python matching and
 scoring (``score_page``). With ``--compare`` (the default) the previous paths run in the same
 process, interleaved with the current ones so both see the same load, and are printed beside them
 under ``baseline``: AES with a fresh browser context per page (``reuse_pages=False``), the CSS step
-with a fresh context and ``page.screenshot`` per render and scikit-image's SSIM on the whole pair
+with a fresh context and ``page.screenshot`` per render and scikit-image's SSIM on the whole pair at every step
 (``similarity``). The two CSS paths must give the same distances (``css_same_distances``).
 
 The machine's load averages are recorded at the start and the end: these are wall-clock times on a
@@ -192,13 +192,10 @@ def _baseline_distance(target_gray: np.ndarray, png: bytes) -> float:
     return distance(target_gray, current)
 
 
-def _scored(target: Target, png: bytes) -> float:
-    return target.distance(decode(png))
-
-
 async def css_times(steps: int, compare: bool) -> dict[str, Any]:
-    """Milliseconds per CSS step (edit -> screenshot -> distance), and its rendering and scoring parts;
-    with ``compare`` the previous path renders and scores every same state too."""
+    """Milliseconds per CSS step (edit -> screenshot -> pixels), its rendering, and the scoring of its
+    page; with ``compare`` the previous path (which scored every step) renders and scores every same
+    state too."""
     instances = load(INSTANCES_PATH)
     picks = [next(i for i in instances if i.project == p) for p in sorted({i.project for i in instances})]
     renderer = CssRenderer()
@@ -226,15 +223,17 @@ async def css_times(steps: int, compare: bool) -> dict[str, Any]:
                 edited = time.perf_counter()
                 png = await renderer.screenshot(folder)
                 shot = time.perf_counter()
-                now = await asyncio.to_thread(_scored, target, png)
-                end = time.perf_counter()
+                pixels = await asyncio.to_thread(decode, png)
+                stepped = time.perf_counter()
                 py_cpu, browser_cpu = time.process_time() - py_cpu, _children_cpu() - browser_cpu
+                now = await asyncio.to_thread(target.distance, pixels)  # css.env: once, at the episode's end
+                end = time.perf_counter()
                 mine = times["current"]
                 mine["cpu_py"].append(py_cpu * 1e3)
                 mine["cpu_browser"].append(browser_cpu * 1e3)
-                mine["step"].append((end - start) * 1e3)
+                mine["step"].append((stepped - start) * 1e3)
                 mine["render"].append((shot - start) * 1e3)
-                mine["ssim"].append((end - shot) * 1e3)
+                mine["ssim"].append((end - stepped) * 1e3)
                 if compare:
                     before = time.perf_counter()
                     png = await _fresh_screenshot(renderer, folder)

@@ -125,3 +125,32 @@ def test_the_scripted_solver_succeeds_on_a_sample(chromium):
                     final = distance(target, run(renderer.screenshot(ws.folder)))
             assert result.finished
             assert succeeded(final) and improved(final, initial), (inst.id, final, initial)
+
+
+def test_an_edit_reloads_only_its_stylesheet_and_renders_the_pixels_of_a_fresh_load(chromium, tmp_path: Path):
+    """A CSS-only change restyles the kept page in place (no navigation); every other change loads the
+    page afresh. Either way the pixels equal a fresh load's, on an instance of every project: edit to
+    the fix, revert, edit again (bench/webui.py compares the distances of both paths on more)."""
+    run, renderer = chromium
+    fresh = Renderer(restyle=False)
+    navigations: list[str] = []
+    try:
+        for inst in _sample(load(), 1):
+            ws = Workspace.create(PROJECTS_DIR / inst.project, tmp_path / inst.id)
+            apply(ws, inst)
+            tools = CssTools(Workspace(ws.folder, PROJECTS_DIR / inst.project))
+            run(renderer.screenshot(ws.folder))
+            view = renderer._views[(ws.folder.resolve(), "index.html")]
+            view.tab.on("framenavigated", lambda frame: navigations.append(frame.url))
+            for reply in (f"Action: edit_rule({inst.selector!r}, {inst.property!r}, {inst.original!r})",
+                          "Action: revert_last_edit()",
+                          f"Action: edit_rule({inst.selector!r}, {inst.property!r}, {inst.original!r})"):
+                assert tools.step(reply).changed, (inst.id, reply)
+                assert run(renderer.screenshot(ws.folder)) == run(fresh.screenshot(ws.folder)), (inst.id, reply)
+            assert navigations == [], (inst.id, navigations)  # each edit restyled the kept page
+            (ws.folder / "index.html").write_text(ws.html.replace("</body>", "<p>one more line</p></body>"))
+            assert run(renderer.screenshot(ws.folder)) == run(fresh.screenshot(ws.folder))
+            assert len(navigations) == 1, navigations  # the HTML changed: loaded afresh
+            navigations.clear()
+    finally:
+        run(fresh.close())

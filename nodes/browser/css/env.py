@@ -17,10 +17,12 @@ observation because an agent keeping only its last observation would otherwise l
 The episode ends when the reply says "I have fixed the css style" or after ``rounds`` replies
 (VAB's 10). The score is VAB's: the distance (1 - grayscale SSIM, ``similarity.py``) of the last
 rendering to the target; ``success`` when it is below 0.1, ``improve`` when it beats the initial
-distance by more than 0.05. Every step's ``info`` carries the instance, the round and the current
-distances, so ``judge.css`` can score an episode however it ended. A step's rendering keeps the
-folder's page open between renders, and the PNG decoding and SSIM run in a worker thread against the
-target prepared once per project (``similarity.Target``), so the event loop never waits on them. The ``oracle`` service answers
+distance by more than 0.05. Every step's ``info`` carries the instance, the round and the initial
+distance, the last one the final distance, so ``judge.css`` can score an episode however it ended.
+Only the first and the last rendering are scored: a step is the edit and the new screenshot. The
+renderer keeps the folder's page open between renders, and the PNG decoding and SSIM run in a worker
+thread against the target prepared once per project (``similarity.Target``), so the event loop never
+waits on them. The ``oracle`` service answers
 the scripted solver's next reply, so ``agent.scripted`` replays it (launch/css_scripted.yaml).
 
 When an episode ends the env keeps its target, first and last renderings side by side for the
@@ -164,6 +166,7 @@ class CssEnv(EnvNode):
         self.current = self.start = await self._render(self.folder)
         self.episode = episode.id
         self.initial = self.now = await self._distance(self.current)
+        self.scored = True  # self.now is the distance of self.current
         self.round, self.failures, self.feedback = 0, 0, ""
         self.show_current, self.finished = True, False
 
@@ -204,23 +207,31 @@ class CssEnv(EnvNode):
         self.feedback = result.feedback
         self.failures += 0 if result.ok else 1
         self.show_current = result.changed
-        if result.changed:  # the page differs from the last rendering: render it and score it
+        if result.changed:  # the page differs from the last rendering: the agent sees it next
             self.current = await self._render(self.folder)
-            self.now = await self._distance(self.current)
+            self.scored = False
         self.finished = result.finished
         done = result.finished or self.round >= self.params.rounds
         if done:
+            await self._score()
             await self._keep_images()
         return StepResult(done=done, info=self._progress(done, result))
 
+    async def _score(self) -> None:
+        """The distance of the last rendering, once per episode: only the final page is scored
+        (VAB's success and improve), and the agent never sees a distance, so a step's time is the edit
+        and the new screenshot, with no SSIM on the way."""
+        if not self.scored:
+            self.now = await self._distance(self.current)
+            self.scored = True
+
     def _progress(self, done: bool, result: ToolResult | None = None) -> dict[str, Any]:
-        """What every step's info carries: the instance, the round, the distances so far and, on the
-        last step, VAB's success and improve (the scores of the page as it is then)."""
+        """What every step's info carries: the instance, the round, the initial distance and, on the
+        last step, the final one with VAB's success and improve (the scores of the page as it is then)."""
         info: dict[str, Any] = {
             "instance": self.instance.id, "project": self.instance.project, "round": self.round,
             "rounds": self.params.rounds, "description": self.params.description,
-            "initial_distance": round(self.initial, 4), "distance": round(self.now, 4),
-            "tool_failures": self.failures, "finished": self.finished}
+            "initial_distance": round(self.initial, 4), "tool_failures": self.failures, "finished": self.finished}
         if result is not None:
             info.update(tool=result.call.name if result.call is not None else None, tool_ok=result.ok)
         if done:
@@ -230,6 +241,7 @@ class CssEnv(EnvNode):
 
     async def stop(self, reason: str) -> StepResult:
         """The agent gave up: the page is scored as it is now."""
+        await self._score()
         await self._keep_images()
         return StepResult(done=True, info=self._progress(True))
 

@@ -12,6 +12,14 @@ route, so it keeps nothing between renders that a fresh context would not have: 
 new navigation, and routing disables the HTTP cache, so every file is read afresh from the folder.
 The last ``keep`` folders keep their page; older ones are closed.
 
+Why an edit reloads only its stylesheet: a VAB-CSS step changes one rule of one linked sheet, and
+navigating again re-parses the HTML and re-requests every file for a page that only needs its
+style recomputed. When nothing but linked stylesheets changed since the last render (their bytes
+compared, every other file's mtime and size), those links load their file again (a new query
+string, answered from the folder like any request) and the page is captured once they have loaded;
+anything else (the HTML, an image, an imported sheet, a sheet that will not load) navigates afresh.
+The pixels are the same either way (tests/test_css_render.py compares both on every project).
+
 Why the screenshot is taken over CDP and not with ``page.screenshot``: the pixels are the same
 (``Page.captureScreenshot`` of the full page, as Playwright takes it, after the same preparation:
 finite animations finished, infinite ones cancelled, carets hidden, fonts loaded), but Chromium's
@@ -30,7 +38,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import numpy as np
 from PIL import Image
@@ -96,22 +104,84 @@ def decode(png: bytes) -> np.ndarray:
         return np.asarray(image.convert("RGB"))
 
 
+# The page's stylesheet links, by the folder path they load (percent-decoded, as ``_serve`` reads it).
+_LINKS_JS = """
+() => [...document.querySelectorAll('link[rel~="stylesheet"]')].map((l) => new URL(l.href).pathname)
+"""
+
+# Load the links of ``paths`` again (a new query string, so the route serves the file afresh); the
+# page's JavaScript is off, and with it events and timers, so whether the new sheets have loaded is
+# polled (_LOADED_JS) rather than awaited.
+_RESTYLE_JS = """
+([paths, version]) => {
+  let n = 0;
+  for (const l of document.querySelectorAll('link[rel~="stylesheet"]')) {
+    if (!paths.includes(new URL(l.href).pathname)) continue;
+    const url = new URL(l.href);
+    url.searchParams.set('v', String(version));
+    l.href = url.href;
+    n += 1;
+  }
+  return n;
+}
+"""
+_LOADED_JS = """
+() => [...document.querySelectorAll('link[rel~="stylesheet"]')].every((l) => l.sheet && l.sheet.href === l.href)
+"""
+RESTYLE_POLL_S = 0.002
+RESTYLE_TIMEOUT_S = 5.0  # a sheet that does not load in this time: the page is loaded afresh instead
+
+
+@dataclass(slots=True)
+class _Files:
+    """What a folder held when its page was last rendered: every file's (mtime, size), and the
+    bytes of its stylesheets (an edit within one mtime tick keeps the size of a file, not its bytes)."""
+
+    stats: dict[str, tuple[int, int]]
+    sheets: dict[str, bytes]
+
+    @classmethod
+    def read(cls, root: Path) -> _Files:
+        stats, sheets = {}, {}
+        for path in sorted(root.rglob("*")):
+            if path.is_file():
+                rel = path.relative_to(root).as_posix()
+                st = path.stat()
+                stats[rel] = (st.st_mtime_ns, st.st_size)
+                if path.suffix.lower() == ".css":
+                    sheets[rel] = path.read_bytes()
+        return cls(stats, sheets)
+
+    def changed_sheets(self, now: _Files) -> set[str] | None:
+        """The stylesheets that changed since, or None where anything else did (or nothing did)."""
+        if self.stats.keys() != now.stats.keys():
+            return None
+        others = [rel for rel in self.stats if rel not in self.sheets and self.stats[rel] != now.stats[rel]]
+        changed = {rel for rel, text in now.sheets.items() if self.sheets.get(rel) != text}
+        return changed if changed and not others else None
+
+
 @dataclass(slots=True)
 class _View:
-    """One folder's page: its context (routed to the folder), its tab and a CDP session on it."""
+    """One folder's page: its context (routed to the folder), its tab and a CDP session on it, and
+    the files and stylesheet links it was rendered from (``None`` until the first load)."""
 
     context: BrowserContext
     tab: Page
     cdp: CDPSession
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    files: _Files | None = None
+    links: set[str] = field(default_factory=set)  # the linked stylesheets, folder-relative
+    version: int = 0
 
 
 class Renderer:
     """One headless Chromium; ``screenshot(folder)`` renders ``folder/index.html`` as a PNG,
     ``pixels(folder)`` as RGB pixels (decoded in a thread, off the event loop)."""
 
-    def __init__(self, executable: str = CHROMIUM, viewport: tuple[int, int] = VIEWPORT, keep: int = 4) -> None:
-        self.executable, self.viewport, self.keep = executable, viewport, max(1, keep)
+    def __init__(self, executable: str = CHROMIUM, viewport: tuple[int, int] = VIEWPORT, keep: int = 4,
+                 restyle: bool = True) -> None:
+        self.executable, self.viewport, self.keep, self.restyle = executable, viewport, max(1, keep), restyle
         self.sandbox = Sandbox([ORIGIN])
         self._pw: Playwright | None = None
         self._browser: Browser | None = None
@@ -172,9 +242,10 @@ class Renderer:
 
     async def screenshot(self, folder: str | Path, page: str = "index.html") -> bytes:
         """PNG bytes of the full page ``folder/page`` at the renderer's width, loaded afresh."""
-        view = await self._view(Path(folder).resolve(), page)
+        root = Path(folder).resolve()
+        view = await self._view(root, page)
         async with view.lock:
-            await view.tab.goto(f"{ORIGIN}/{page}", wait_until="load")
+            await self._load(view, root, page)
             size = await view.tab.evaluate(_PREPARE_JS)
             if not size:  # no body to measure: the viewport, as page.screenshot takes it
                 size = {"width": self.viewport[0], "height": self.viewport[1]}
@@ -183,6 +254,26 @@ class Renderer:
                 "format": "png", "optimizeForSpeed": True, "captureBeyondViewport": not fits,
                 "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}})
         return base64.b64decode(shot["data"])
+
+    async def _load(self, view: _View, root: Path, page: str) -> None:
+        """Bring the page up to date with the folder: where only linked stylesheets changed since the
+        last render (a VAB-CSS edit), load those sheets again in place; otherwise navigate afresh."""
+        files = await asyncio.to_thread(_Files.read, root)
+        changed = view.files.changed_sheets(files) if self.restyle and view.files is not None else None
+        view.files = None  # until this load is known to have worked
+        if changed is not None and changed <= view.links:
+            view.version += 1
+            paths = ["/" + quote(rel) for rel in sorted(changed)]
+            if await view.tab.evaluate(_RESTYLE_JS, [paths, view.version]) >= len(paths):
+                deadline = asyncio.get_running_loop().time() + RESTYLE_TIMEOUT_S
+                while asyncio.get_running_loop().time() < deadline:
+                    if await view.tab.evaluate(_LOADED_JS):
+                        view.files = files
+                        return
+                    await asyncio.sleep(RESTYLE_POLL_S)
+        await view.tab.goto(f"{ORIGIN}/{page}", wait_until="load")
+        view.links = {unquote(path).lstrip("/") for path in await view.tab.evaluate(_LINKS_JS)}
+        view.files = files
 
     async def pixels(self, folder: str | Path, page: str = "index.html") -> np.ndarray:
         """RGB pixels of the full page ``folder/page``; the PNG is decoded in a worker thread."""
