@@ -48,7 +48,23 @@ class VmageJudge(Node):
 
     @on_input("step")
     async def judge(self, msg: Message) -> None:
-        step = msg.body
+        metrics = self.tally(msg.body)
+        if metrics is None:
+            return
+        episode = msg.body["episode"]
+        self.log.info("scored", episode=episode, game=metrics["game"], level=metrics["level"],
+                      score=metrics["score"], frames=metrics["frames"], reason=metrics["reason"])
+        self._add(metrics)
+        self.summarize("vmage", self._summary())
+        await self.before_end(episode, metrics)
+        await self.end_episode(episode, **metrics)
+
+    async def before_end(self, episode: str, metrics: dict[str, Any]) -> None:
+        """Work a subclass must finish before the episode ends (judge.vmage_elo rates the run here):
+        once the last episode has ended the run stops, so anything after end_episode may be cut."""
+
+    def tally(self, step: dict[str, Any]) -> dict[str, Any] | None:
+        """Count one step of the ``step`` stream; the episode's metrics when it ended, else None."""
         info = step["info"]
         episode = step["episode"]
         if step["t"] == 0:  # (again: an abandoned episode being replayed starts afresh)
@@ -66,7 +82,7 @@ class VmageJudge(Node):
                 self.reply_runs[episode] = self.reply_runs.get(episode, 0) + 1
                 self.last_reply[episode] = reply
         if not step["done"]:
-            return
+            return None
         invalid = self.invalid.pop(episode, 0)
         drawn = self.drawn.pop(episode, 0)
         self.last_reply.pop(episode, None)
@@ -74,16 +90,11 @@ class VmageJudge(Node):
         frames = int(info["frames"])
         decisions = int(step["t"]) + 1
         valid_rate = frames / (frames + invalid) if frames + invalid else 0.0
-        metrics = {"score": float(info["score"]), "frames": frames, "decisions": decisions, "invalid": invalid,
-                   "valid_rate": valid_rate, "valid_share": (decisions - invalid) / decisions,
-                   "random_actions": drawn, "reply_runs": reply_runs, "reason": str(info.get("reason") or ""),
-                   "game": info["game"],
-                   "level": int(info["level"]), "round": int(info["round"]), "clock": info.get("clock", "lockstep")}
-        self.log.info("scored", episode=episode, game=info["game"], level=info["level"], score=metrics["score"],
-                      frames=frames, reason=metrics["reason"])
-        self._add(metrics)
-        self.summarize("vmage", self._summary())
-        await self.end_episode(episode, **metrics)
+        return {"score": float(info["score"]), "frames": frames, "decisions": decisions, "invalid": invalid,
+                "valid_rate": valid_rate, "valid_share": (decisions - invalid) / decisions,
+                "random_actions": drawn, "reply_runs": reply_runs, "reason": str(info.get("reason") or ""),
+                "game": info["game"],
+                "level": int(info["level"]), "round": int(info["round"]), "clock": info.get("clock", "lockstep")}
 
     def _add(self, m: dict[str, Any]) -> None:
         key = f"{m['game']}/{m['level']}"

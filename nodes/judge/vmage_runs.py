@@ -141,18 +141,16 @@ def read_run(run: Path) -> tuple[dict[Key, Result], set[str], int]:
     cut = 0
     for rec in records:
         m = rec.get("metrics")
-        if not isinstance(m, dict) or any(m.get(k) is None for k in REQUIRED):
+        if not judged(m):
             continue  # not judged by judge.vmage (another benchmark, or an episode lost to a crash)
-        if rec.get("status", "completed") != "completed" or str(m.get("reason", "")).startswith("stopped"):
+        if cut_short(str(rec.get("status", "completed")), m):
             cut += 1
             continue
-        key = (str(m["game"]), int(m["level"]), int(m["round"]))
+        key = key_of(m)
         if key in results:
             raise EloError(f"{run}: {key[0]} level {key[1]} round {key[2]} ended twice "
                            f"(episode {rec.get('episode_id')}); a run plays each layout once")
-        runs = m.get("reply_runs")
-        results[key] = Result(float(m["score"]), float(m["valid_rate"]), int(m.get("decisions") or 0),
-                              int(m.get("frames") or 0), None if runs is None else int(runs))
+        results[key] = result_of(m)
         ids[str(rec.get("episode_id"))] = key
         clocks.add(str(m.get("clock", "lockstep")))
     if not results:
@@ -165,17 +163,36 @@ def read_run(run: Path) -> tuple[dict[Key, Result], set[str], int]:
     return results, clocks, cut
 
 
+def judged(metrics: Any) -> bool:
+    """Whether an episode's metrics are judge.vmage's (the ones ELO compares)."""
+    return isinstance(metrics, dict) and all(metrics.get(k) is not None for k in REQUIRED)
+
+
+def cut_short(status: str, metrics: dict[str, Any]) -> bool:
+    """An episode the run stopped rather than the game ended: its score is not the game's verdict."""
+    return status != "completed" or str(metrics.get("reason", "")).startswith("stopped")
+
+
+def key_of(metrics: dict[str, Any]) -> Key:
+    return str(metrics["game"]), int(metrics["level"]), int(metrics["round"])
+
+
+def result_of(metrics: dict[str, Any]) -> Result:
+    """One judged episode as ELO sees it; shared by run folders and judge.vmage_elo's live episodes,
+    so a run rated as it goes and the same run read back afterwards give the same numbers."""
+    runs = metrics.get("reply_runs")
+    return Result(float(metrics["score"]), float(metrics["valid_rate"]), int(metrics.get("decisions") or 0),
+                  int(metrics.get("frames") or 0), None if runs is None else int(runs))
+
+
 def episode_keys(run: Path) -> dict[str, Key]:
     """Episode id -> (game, level, round) of the run's compared episodes (judged, ended by the game),
     so the report can show the very episodes the ELO compared."""
     out: dict[str, Key] = {}
     for rec in _episode_records(run):
         m = rec.get("metrics")
-        if not isinstance(m, dict) or any(m.get(k) is None for k in REQUIRED):
-            continue
-        if rec.get("status", "completed") != "completed" or str(m.get("reason", "")).startswith("stopped"):
-            continue
-        out[str(rec.get("episode_id"))] = (str(m["game"]), int(m["level"]), int(m["round"]))
+        if judged(m) and not cut_short(str(rec.get("status", "completed")), m):
+            out[str(rec.get("episode_id"))] = key_of(m)
     return out
 
 
@@ -223,6 +240,20 @@ def load_entrants(runs: list[Path], names: dict[Path, str] | None = None) -> lis
     its runs' results; errors name the run folder and what is wrong with it."""
     if len(runs) < 2:
         raise EloError("ELO ranks two or more runs; give at least two run folders")
+    entrants = collect_entrants(runs, names)
+    if len(entrants) < 2:
+        raise EloError(f"all runs are one entrant ({entrants[0].name!r}); label them apart with --name RUN=LABEL")
+    for ent in entrants:
+        others = set().union(*(set(o.results) for o in entrants if o is not ent))
+        if not set(ent.results) & others:
+            raise EloError(f"{ent.runs[0]}: shares no (game, level, round) with the other runs, so it has no "
+                           f"match to play (it has {_cells(ent)}; the others {_cells_of(others)})")
+    return entrants
+
+
+def collect_entrants(runs: list[Path], names: dict[Path, str] | None = None) -> list[Entrant]:
+    """The runs as entrants sorted by name, with no demand on how many there are or what they share
+    (judge.vmage_elo adds its own run to them); errors name the run folder and what is wrong."""
     names = dict(names or {})
     seen: set[Path] = set()
     unlabelled: dict[str, Path] = {}
@@ -253,15 +284,7 @@ def load_entrants(runs: list[Path], names: dict[Path, str] | None = None) -> lis
         ent.cut += cut
     if names:
         raise EloError(f"--name {next(iter(names))}: that run folder is not among the runs given")
-    if len(by_name) < 2:
-        raise EloError(f"all runs are one entrant ({next(iter(by_name))!r}); label them apart with --name RUN=LABEL")
-    entrants = [by_name[n] for n in sorted(by_name)]
-    for ent in entrants:
-        others = set().union(*(set(o.results) for o in entrants if o is not ent))
-        if not set(ent.results) & others:
-            raise EloError(f"{ent.runs[0]}: shares no (game, level, round) with the other runs, so it has no "
-                           f"match to play (it has {_cells(ent)}; the others {_cells_of(others)})")
-    return entrants
+    return [by_name[n] for n in sorted(by_name)]
 
 
 def _cells(ent: Entrant) -> str:
