@@ -10,6 +10,12 @@ number compares medians per step (bus: the gaps between the environment's consec
 messages within an episode); the mean over the whole run, episode hand-offs with the kernel and the
 stalls of a shared machine included, is reported beside it.
 
+``step_vs_raw_rtt_ratio`` sets the bus step's p50 against the p50 of a raw pyzmq round trip between
+two processes (``RawPeers.small_rtt``, 100 B), measured after each bus block in the same run: a bus
+step is at least one round trip (observation out, action back) plus the step message, so this is how
+far above the transport's floor a step sits (target <= 1.3), in units that travel between machines
+better than microseconds do.
+
     python bench/grid.py [--json] [--episodes 120] [--blocks 2]
 """
 
@@ -116,6 +122,7 @@ def main() -> int:
     direct_us = statistics.median(x for times, _, _ in direct for x in times) * 1e6
     bus_rate = sum(n for _, n, _ in bus) / sum(s for _, _, s in bus)
     direct_rate = sum(n for _, n, _ in direct) / sum(s for _, _, s in direct)
+    rtt_us = statistics.median(rtts)
     out: dict[str, Any] = {
         "sokoban_step_overhead_us": round(bus_us - direct_us, 1),
         "bus_step_p50_us": round(bus_us, 1),
@@ -123,7 +130,9 @@ def main() -> int:
         "mean_step_overhead_us": round((1 / bus_rate - 1 / direct_rate) * 1e6, 1),
         "bus_steps_per_s": round(bus_rate, 1),
         "direct_steps_per_s": round(direct_rate, 1),
-        "raw_zmq_rtt_p50_us": round(statistics.median(rtts), 1),
+        "raw_zmq_rtt_p50_us": round(rtt_us, 1),
+        "step_vs_raw_rtt_ratio": round(bus_us / rtt_us, 3),
+        "target_ratio": 1.3,
         "steps": {"bus": sum(n for _, n, _ in bus), "direct": sum(n for _, n, _ in direct)},
         "target_us": 150,
         "seconds": round(time.monotonic() - started, 1),
@@ -136,7 +145,8 @@ def main() -> int:
               f"{out['direct_steps_per_s']:.0f} steps/s in one process; per step p50 {out['bus_step_p50_us']:.0f} vs "
               f"{out['direct_step_p50_us']:.0f} us -> {out['sokoban_step_overhead_us']:.0f} us added by the bus "
               f"(target <= {out['target_us']}; mean {out['mean_step_overhead_us']:.0f} us; raw pyzmq round trip "
-              f"{out['raw_zmq_rtt_p50_us']:.0f} us; "
+              f"{out['raw_zmq_rtt_p50_us']:.0f} us, step/round trip {out['step_vs_raw_rtt_ratio']:.2f}, target <= "
+              f"{out['target_ratio']}; "
               f"{out['steps']['bus']} bus steps, {out['seconds']} s)")
     return 0
 
