@@ -89,6 +89,7 @@ def test_the_shipped_file_is_what_the_generator_writes(chromium):
             assert a.initial_distance == pytest.approx(b.initial_distance, abs=0.01)
 
 
+@pytest.mark.timeout(300)  # a dozen fresh contexts and ~40 renders: ~30 s alone, 80+ s on a busy core
 def test_shipped_instances_really_show(chromium):
     run, renderer = chromium
     instances = load()
@@ -105,6 +106,7 @@ def test_shipped_instances_really_show(chromium):
             assert 1 - score == pytest.approx(inst.initial_distance, abs=0.01), inst.id
 
 
+@pytest.mark.timeout(300)  # a dozen fresh contexts and ~40 renders: ~30 s alone, 80+ s on a busy core
 def test_the_scripted_solver_succeeds_on_a_sample(chromium):
     run, renderer = chromium
     instances = load()

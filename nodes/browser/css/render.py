@@ -126,7 +126,9 @@ _RESTYLE_JS = """
 }
 """
 _LOADED_JS = """
-() => [...document.querySelectorAll('link[rel~="stylesheet"]')].every((l) => l.sheet && l.sheet.href === l.href)
+(paths) => [...document.querySelectorAll('link[rel~="stylesheet"]')]
+  .filter((l) => paths.includes(new URL(l.href).pathname))
+  .every((l) => l.sheet && l.sheet.href === l.href)
 """
 RESTYLE_POLL_S = 0.002
 RESTYLE_TIMEOUT_S = 5.0  # a sheet that does not load in this time: the page is loaded afresh instead
@@ -267,7 +269,7 @@ class Renderer:
             if await view.tab.evaluate(_RESTYLE_JS, [paths, view.version]) >= len(paths):
                 deadline = asyncio.get_running_loop().time() + RESTYLE_TIMEOUT_S
                 while asyncio.get_running_loop().time() < deadline:
-                    if await view.tab.evaluate(_LOADED_JS):
+                    if await view.tab.evaluate(_LOADED_JS, paths):
                         view.files = files
                         return
                     await asyncio.sleep(RESTYLE_POLL_S)
