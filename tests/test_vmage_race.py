@@ -251,7 +251,11 @@ async def test_the_llm_agent_sees_history_on_level_1_and_one_screenshot_on_its_n
     assert "top-down racing game" in model.calls[0][0]["content"] and "UP, DOWN, LEFT, RIGHT" in \
         model.calls[-1][0]["content"]
     assert [m["role"] for m in model.calls[-1]] == ["system", "user"]  # the rules, then this screen only
-    assert [m["role"] for m in model.calls[5]].count("assistant") == 3  # level 1: its last 3 replies too
+    # level 1: V-MAGE's history in the one user message, its last 3 replies read as fields after their screens
+    assert [m["role"] for m in model.calls[5]] == ["system", "user"]
+    texts = [part["text"] for part in model.calls[5][1]["content"] if part.get("type") == "text"]
+    assert [t.split(" steps before")[0] for t in texts if t.startswith("The screen above was")] == [
+        "The screen above was 3", "The screen above was 2", "The screen above was 1"]
 
 
 async def test_the_env_serves_each_levels_actions_template_and_oracle():
