@@ -137,7 +137,7 @@ class LLMAgent(Node):
         self.images = bool(obs.get("frame") is not None) if images == "auto" else bool(images)
         # a template with history texts asks for V-MAGE's single-message history; the others keep the chat
         history_text = self.template.history
-        self.memory: ChatMemory | StepMemory = (StepMemory(am, om, self.images, history_text) if history_text
+        self.memory: ChatMemory = (StepMemory(am, om, self.images, history_text) if history_text
                                                 else ChatMemory(am, om, self.images))
         self.regenerate = int(self._setting("regenerate", 2))
         self.cot = bool(self._setting("cot", True))

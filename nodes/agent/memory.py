@@ -97,7 +97,7 @@ class HistoryText:
     step: str
 
 
-class StepMemory:
+class StepMemory(ChatMemory):
     """V-MAGE's history (spec §3): one user message per call holding, for each of the last ``am``
     decisions (oldest first), its screenshot and a line with the reply parsed into a dict and the
     game's info after its action, then the current screenshot and the turn's text. No past turn is
@@ -106,16 +106,8 @@ class StepMemory:
     """
 
     def __init__(self, am: int, om: int, images: bool, text: HistoryText) -> None:
-        self.am, self.om, self.images, self.text = am, om, images, text
-        self.turns: list[Turn] = []
-
-    def clear(self) -> None:
-        self.turns.clear()
-
-    def add(self, turn: Turn) -> None:
-        self.turns.append(turn)
-        if self.am != ALL and len(self.turns) > self.am + 1:
-            del self.turns[: len(self.turns) - self.am - 1]
+        super().__init__(am, om, images)  # the same window of turns; only the messages differ
+        self.text = text
 
     def messages(self, head: list[dict[str, Any]], retry: list[tuple[str, str]] = ()) -> list[dict[str, Any]]:
         """``head``, one user message with the history and the current observation, then any failed
