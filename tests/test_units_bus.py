@@ -278,3 +278,63 @@ async def test_a_reply_arriving_just_before_another_send_on_its_socket_is_still_
             s.close(linger=0)
         router.close(linger=0)
         ctx.term()
+
+
+# credits and shared-memory releases go back in batches -----------------------------------------------
+async def test_credits_go_back_at_half_the_window_and_the_tail_after_a_moment():
+    """A judge taking every step used to answer each with a credit message: a third of a fast graph's
+    messages. Credits now go back once half the sender's window is owed (the sender never runs dry),
+    and what is left of a burst after ``CREDIT_DELAY_S``, so a sender is never left waiting."""
+    import structlog
+    import zmq
+
+    from kernel.bus import protocol
+    from kernel.bus.badtraffic import BadTraffic
+    from kernel.bus.links import CREDIT_DELAY_S, RELEASE_BATCH, RELEASE_DELAY_S, Links
+    from kernel.bus.protocol import Message
+
+    ctx = zmq.Context()
+    router = ctx.socket(zmq.ROUTER)
+    port = router.bind_to_random_port("tcp://127.0.0.1")
+    links = Links("judge", ctx, curve=None, shm_dir=None, bad=BadTraffic(structlog.get_logger(), "bad"),
+                  kick=lambda sock: None)
+
+    def received() -> list[tuple[str, Any]]:
+        out = []
+        while router.poll(0):
+            _, *frames = router.recv_multipart()
+            msg = protocol.decode(frames)
+            out.append((msg.kind, msg.body))
+        return out
+
+    try:
+        links.configure({}, "fb-test-judge")
+        links.update({"env": [f"tcp://127.0.0.1:{port}", 1]}, lambda sock, node: None)
+        step = Message(kind=protocol.DATA, src="env", topic="step", seq=1, ts=0.0, body={})
+        for _ in range(3):
+            links.return_credit("step", 8, step)
+        await asyncio.sleep(0.05 * CREDIT_DELAY_S)
+        assert received() == []  # 3 of a window of 8 owed: nothing yet
+        links.return_credit("step", 8, step)
+        await asyncio.sleep(0.2)
+        assert received() == [(protocol.CREDIT, {"input": "step", "n": 4})]
+        links.return_credit("step", 8, step)  # the tail of the burst
+        await asyncio.sleep(CREDIT_DELAY_S + 0.2)
+        assert received() == [(protocol.CREDIT, {"input": "step", "n": 1})]
+        links.return_credit("obs", 1, step)  # a window of 1: at once
+        await asyncio.sleep(0.2)
+        assert received() == [(protocol.CREDIT, {"input": "obs", "n": 1})]
+
+        links._loop = asyncio.get_running_loop()
+        for slot in range(RELEASE_BATCH + 2):
+            links.lease_released("env", slot)
+        await asyncio.sleep(0.2 * RELEASE_DELAY_S)
+        assert received() == [(protocol.RELEASE, {"slots": list(range(RELEASE_BATCH))})]
+        await asyncio.sleep(RELEASE_DELAY_S + 0.2)
+        assert received() == [(protocol.RELEASE, {"slots": [RELEASE_BATCH, RELEASE_BATCH + 1]})]
+    finally:
+        links.close()
+        for s in links.peers.values():
+            s.close(linger=0)
+        router.close(linger=0)
+        ctx.term()

@@ -93,13 +93,14 @@ async def play(script: list[Any], episodes: int = 1, readers: tuple[str, ...] = 
 
 async def test_the_loop_publishes_obs_then_step_and_ends_the_episode_itself_without_a_judge():
     env, rt = await play(["right", "right", "right"])
-    assert [o for o, _, _ in rt.published] == ["obs", "step"] * 3
+    # each step's record follows the next observation (off the agent's path); the last goes at once
+    assert [o for o, _, _ in rt.published] == ["obs", "obs", "step", "obs", "step", "step"]
     obs = rt.bodies("obs")
     assert [(o["env"], o["episode"], o["t"], o["text"]) for o in obs] == [("walk", "ep0", t, f"at {t}") for t in range(3)]
     steps = rt.bodies("step")
     assert [s["action"] for s in steps] == ["right"] * 3 and [s["done"] for s in steps] == [False, False, True]
     assert all(s["valid"] and s["info"]["invalid"] == 0 and s["info"]["stopped"] is False for s in steps)
-    assert [step for _, _, step in rt.published] == [0, 0, 1, 1, 2, 2]
+    assert [step for _, _, step in rt.published] == [0, 1, 0, 2, 1, 2]
     assert rt.ended() == [{"episode": "ep0", "status": "completed",
                            "metrics": {"steps": 3, "invalid": 0, "stopped": False, "success": 1.0}}]
 

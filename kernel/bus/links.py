@@ -26,6 +26,9 @@ from kernel.bus.sockets import COPY_THRESHOLD, nbytes_of, send_frames
 _NOBLOCK = int(zmq.NOBLOCK)
 TAP_FLUSH_S = 0.1
 TAP_BATCH = 512
+CREDIT_DELAY_S = 0.005  # credits short of half a window wait this long for company
+RELEASE_BATCH = 8  # shared-memory slots released per message at most ...
+RELEASE_DELAY_S = 0.02  # ... or after this long
 
 Edge = tuple[str, str, str, int]  # (dst node, its input, policy, queue size)
 Watch = Callable[[zmq.Socket, str], None]
@@ -56,7 +59,9 @@ class Links:
         self._credit_sizes: dict[tuple[str, str], int] = {}  # ... -> credits a fresh receiver gives
         self.credit_event = asyncio.Event()
         self._credit_due: Counter[tuple[str, str]] = Counter()  # (src, my input) -> credits to return
+        self._credit_timer: asyncio.TimerHandle | None = None
         self._released: dict[str, list[int]] = {}
+        self._release_timer: asyncio.TimerHandle | None = None
         self._main_thread = threading.get_ident()
         self.shm_pool: ShmPool | None = None
         self.shm_reader: ShmReader | None = None
@@ -177,29 +182,44 @@ class Links:
         for slot in msg.body["slots"]:
             pool.release(slot, msg.src)  # type: ignore[union-attr]
 
-    def return_credit(self, name: str, msg: Message) -> None:
-        if not self._credit_due:
-            asyncio.get_running_loop().call_soon(self._flush_credits)
-        self._credit_due[(msg.src, name)] += 1
+    def return_credit(self, name: str, window: int, msg: Message) -> None:
+        """A message of a ``block`` input was taken: its credit goes back once half the sender's
+        ``window`` is due (so the sender never waits in steady state) or after ``CREDIT_DELAY_S``
+        (the tail of a burst), not one message per message taken."""
+        key = (msg.src, name)
+        self._credit_due[key] += 1
+        if self._credit_due[key] >= max(1, window // 2):
+            self._send_back(msg.src, CREDIT, "credit", {"input": name, "n": self._credit_due.pop(key)})
+        elif self._credit_timer is None:
+            self._credit_timer = asyncio.get_running_loop().call_later(CREDIT_DELAY_S, self._flush_credits)
 
     def _flush_credits(self) -> None:
+        self._credit_timer = None
         due, self._credit_due = self._credit_due, Counter()
         for (src, name), n in due.items():
             self._send_back(src, CREDIT, "credit", {"input": name, "n": n})
 
     def lease_released(self, src: str, slot: int) -> None:
-        """The last view of a shared-memory array died: tell its sender (batched per loop turn)."""
+        """The last view of a shared-memory array died: tell its sender, in batches of
+        ``RELEASE_BATCH`` slots or after ``RELEASE_DELAY_S``. A fast agent drops a frame per
+        decision; a message per frame back to the environment was a third of its bus traffic, and
+        the environment only needs its slots back before its pool would have to grow."""
         try:
-            if threading.get_ident() == self._main_thread:
-                if not self._released:
-                    self._loop.call_soon(self._flush_released)  # type: ignore[union-attr]
-                self._released.setdefault(src, []).append(slot)
-            else:
+            if threading.get_ident() != self._main_thread:
                 self._loop.call_soon_threadsafe(self.lease_released, src, slot)  # type: ignore[union-attr]
+                return
+            slots = self._released.setdefault(src, [])
+            slots.append(slot)
+            if len(slots) >= RELEASE_BATCH:
+                self._send_back(src, RELEASE, "release", {"slots": self._released.pop(src)})
+            elif self._release_timer is None:
+                self._release_timer = self._loop.call_later(  # type: ignore[union-attr]
+                    RELEASE_DELAY_S, self._flush_released)
         except RuntimeError:
             pass  # the loop is closed: the process is exiting and its sender frees everything
 
     def _flush_released(self) -> None:
+        self._release_timer = None
         released, self._released = self._released, {}
         for src, slots in released.items():
             self._send_back(src, RELEASE, "release", {"slots": slots})
@@ -229,5 +249,8 @@ class Links:
             self.flush_taps()
 
     def close(self) -> None:
+        for timer in (self._credit_timer, self._release_timer):
+            if timer is not None:
+                timer.cancel()
         if self.shm_pool is not None:
             self.shm_pool.close()

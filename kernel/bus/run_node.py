@@ -25,6 +25,13 @@ def main() -> int:
     runtime = NodeRuntime(cls(), node_id, os.environ["FRAMEBUS_KERNEL"], params=params,
                           inbox_dir=os.environ.get("FRAMEBUS_IPC_DIR"),
                           tcp_host=os.environ.get("FRAMEBUS_TCP_HOST") or None, curve=NodeCurve.from_env())
+    profile_dir = os.environ.get("FRAMEBUS_PROFILE_DIR")
+    profiler = None
+    if profile_dir:  # cProfile of this node's whole life, read with pstats or snakeviz (docs/protocol.md)
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
     try:
         try:
             import uvloop
@@ -32,6 +39,10 @@ def main() -> int:
             return asyncio.run(runtime.main())
         return uvloop.run(runtime.main())
     finally:
+        if profiler is not None:
+            profiler.disable()
+            os.makedirs(profile_dir, exist_ok=True)  # type: ignore[arg-type]
+            profiler.dump_stats(os.path.join(profile_dir, f"{node_id}.prof"))  # type: ignore[arg-type]
         outlet.drain()  # the queued log lines go out before a traceback Python prints on the way out
 
 

@@ -273,7 +273,7 @@ class NodeRuntime:
             size = spec["size"] * (len(sources) if spec["policy"] == "block" else 1)
             q = InputQueue(name, spec["policy"], size)
             if spec["policy"] == "block":
-                q.on_take = functools.partial(self.links.return_credit, name)
+                q.on_take = functools.partial(self.links.return_credit, name, int(spec["size"]))
             self.queues[name] = q
             for src in sources:
                 node, output = src.split("/", 1)

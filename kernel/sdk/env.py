@@ -147,6 +147,7 @@ class EnvNode(Node):
 
     async def _play(self, episode: Episode, renders: bool) -> StepRecord:
         t, invalid = 0, 0
+        record: StepRecord | None = None
         while True:
             obs = self.observe()
             obs.update(env=self.env, episode=episode.id, t=t)
@@ -155,6 +156,10 @@ class EnvNode(Node):
             for w in self._wrappers:
                 obs = w.observation(obs)
             await self.publish("obs", obs, step=t)
+            if record is not None:  # the last step's record goes out once the agents have their next
+                # observation: a send is where a process yields its core, so off the agent's path it costs
+                # the agent nothing (the record's own step number still says which decision it was)
+                await self.publish("step", record, step=t - 1)
             chosen = await self.clock.actions(t)
             checked, bad, stop = self._check(chosen, obs)
             if bad:
@@ -169,8 +174,8 @@ class EnvNode(Node):
             record = StepRecord(episode=episode.id, t=t, action=applied, valid=not bad,
                                 reward=float(result.reward), done=bool(result.done or stop is not None),
                                 info={**result.info, "invalid": invalid, "stopped": stop or False})
-            await self.publish("step", record, step=t)
             if record["done"]:
+                await self.publish("step", record, step=t)
                 return record
             t += 1
 
