@@ -92,7 +92,7 @@ BENCHES: dict[str, Bench] = {b.name: b for b in [
     Bench("football", ["--frames", "100", "--blocks", "2"], 300, need_gfootball),
     Bench("grid", ["--episodes", "20", "--blocks", "2"], 120),
     Bench("model", ["--concurrency", "4", "--tokens", "16"], 900, need_model_venv),
-    Bench("scale", ["--replicas", "1", "2", "--episodes-per-replica", "6"], 300),
+    Bench("scale", ["--curves", "sokoban", "--replicas", "1", "2", "--episodes-per-replica", "6"], 300),
     Bench("vmage", ["--quick"], 300),
     Bench("webui", ["--pages", "2", "--css-steps", "4", "--no-compare"], 420, need_chromium),
 ]}

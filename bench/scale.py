@@ -1,11 +1,22 @@
-"""How throughput grows with environment replicas: aggregate steps per second of 1, 2, 4 and 8
-copies of a game environment, each with its random agent, all judged by one judge, in one run.
+"""How throughput grows with environment replicas, where the work is: message passing, the CPU, a model.
 
-Each point is a real ``launch run`` of a generated launch file (a ``replicas:`` group of
-environment + agent). Throughput is counted between the first and the last episode to end, so
-process start-up is left out; every point plays the same number of steps per replica.
+Three curves, each point a real ``launch run`` of a generated launch file (a ``replicas:`` group of
+environment + agent, one judge reading every environment), throughput counted between the first
+``replicas`` episodes to end and the last one, so process and server start-up are left out:
 
-    python bench/scale.py [--json] [--env sokoban|hello] [--replicas 1 2 4 8] [--seconds 6]
+* **sokoban** (``curve``, ``speedup_at_2``): 1, 2, 4, 8 Sokoban replicas with random agents, steps
+  per second. A step is microseconds of game, so this curve shows the bus: one replica already
+  keeps both cores busy passing messages.
+* **football** (``cpu_bound_speedup_at_2``): gfootball replicas without rendering, random agents,
+  1 vs 2 on this machine's cores, episodes per minute: the engine's physics is the work.
+* **model** (``model_bound_speedup_at_8``): hello replicas whose LLM agents share one embedded model
+  server (SmolLM2-135M on vLLM's CPU build), 1 vs 8, episodes per minute: the server batches the
+  concurrent requests, so the graph gains what the model gains.
+
+    python bench/scale.py [--json] [--curves sokoban football model] [--replicas 1 2 4 8]
+
+The football curve needs gfootball (``bash setup.sh``) and the model curve the embedded server's
+``.venv-model``; a curve whose engine is missing is reported as skipped, with the reason.
 """
 
 from __future__ import annotations
@@ -19,6 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,18 +38,30 @@ ENVS = {
     # uses, params, judge, idle-free random agent; steps per episode are bounded by the env
     "sokoban": ("sokoban.env", {"set": "full", "max_steps": 50, "frames": False}, "sokoban.judge"),
     "hello": ("hello.env", {"length": 8, "max_steps": 20}, "hello.judge"),
+    # no frames (nothing rendered), MageBench's scenarios, 40 decisions at most per episode
+    "football": ("football.env", {"scenarios": "mini", "frames": False, "text": False, "max_decisions": 40},
+                 "football.judge"),
 }
 
+# The model curve's agent and its shared server: hello's template, short replies, as hello_local.yaml
+MODEL_NODE = {"id": "model", "uses": "model.chat", "params": {
+    "serve": {"kind": "vllm-cpu", "omp_cpus": "all"}, "model": "smollm2-135m-instruct", "api_key_env": "none",
+    "vision": False, "sampling": {"temperature": 0, "max_tokens": 12}}}
+LLM_AGENT = {"uses": "agent.llm", "params": {"model": "model", "template": "hello", "images": False,
+                                              "regenerate": 1, "on_invalid": "skip"}}
 
-def launch_file(env: str, replicas: int, episodes: int) -> str:
+
+def launch_file(env: str, replicas: int, episodes: int, model: bool = False) -> str:
     uses, params, judge = ENVS[env]
+    agent: dict[str, Any] = LLM_AGENT if model else {"uses": "agent.random"}
     return json.dumps({  # JSON is YAML
-        "name": f"scale-{env}-{replicas}",
+        "name": f"scale-{env}-{replicas}{'-model' if model else ''}",
         "nodes": [
+            *([MODEL_NODE] if model else []),
             {"group": "world", "replicas": replicas, "nodes": [
                 {"id": "env", "uses": uses, "params": params, "inputs": {"action": "agent/action"},
-                 "clock": {"mode": "lockstep", "deadline": 30.0}},
-                {"id": "agent", "uses": "agent.random", "inputs": {"obs": {"from": "env/obs", "policy": "latest"}}},
+                 "clock": {"mode": "lockstep", "deadline": 600.0 if model else 30.0}},
+                {"id": "agent", **agent, "inputs": {"obs": {"from": "env/obs", "policy": "latest"}}},
             ]},
             {"id": "judge", "uses": judge, "inputs": {"step": {"from": "env/step", "policy": "block", "size": 256}}},
         ],
@@ -45,52 +69,115 @@ def launch_file(env: str, replicas: int, episodes: int) -> str:
     })
 
 
-def measure(env: str, replicas: int, episodes: int, tmp: Path) -> dict[str, float]:
-    path = tmp / f"scale-{replicas}.yaml"
-    path.write_text(launch_file(env, replicas, episodes))
-    out = tmp / f"run-{replicas}"
+def measure(env: str, replicas: int, episodes: int, tmp: Path, model: bool = False,
+            timeout: float = 300) -> dict[str, Any]:
+    """One ``launch run``: steps per second (where the judge records steps) and episodes per minute
+    over the steady-state window."""
+    path = tmp / f"scale-{env}-{replicas}{'-model' if model else ''}.yaml"
+    path.write_text(launch_file(env, replicas, episodes, model))
+    out = tmp / path.stem
     t = time.monotonic()
     result = subprocess.run([sys.executable, "-m", "kernel.tools.cli", "run", str(path), "--out", str(out)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=300,
+                            cwd=ROOT, capture_output=True, text=True, timeout=timeout,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     wall = time.monotonic() - t
     if result.returncode != 0:
-        raise RuntimeError(f"{replicas} replicas: launch run failed:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
+        raise RuntimeError(f"{env}, {replicas} replicas: launch run failed:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
     db = sqlite3.connect(out / "results.sqlite")
-    rows = db.execute("SELECT e.ended_at, m.value FROM episodes e JOIN metrics m ON m.episode_id = e.episode_id "
-                      "AND m.key = 'steps' ORDER BY e.ended_at").fetchall()
+    rows = db.execute("SELECT e.ended_at, (SELECT m.value FROM metrics m WHERE m.episode_id = e.episode_id "
+                      "AND m.key = 'steps') FROM episodes e WHERE e.status = 'completed' "
+                      "ORDER BY e.ended_at").fetchall()
     db.close()
     # the first `replicas` episodes to end mark the start of steady state; count what ended after
     start = rows[replicas - 1][0]
-    steps = sum(s for _, s in rows[replicas:])
     window = rows[-1][0] - start
-    return {"replicas": replicas, "steps_per_s": round(steps / window, 1), "episodes": len(rows),
-            "wall_s": round(wall, 1)}
+    done = rows[replicas:]
+    point: dict[str, Any] = {"replicas": replicas, "episodes": len(rows),
+                             "episodes_per_min": round(len(done) / window * 60, 2), "wall_s": round(wall, 1)}
+    if all(s is not None for _, s in done):
+        point["steps_per_s"] = round(sum(s for _, s in done) / window, 1)
+    return point
+
+
+def curve(env: str, replicas: list[int], per_replica: int, tmp: Path, key: str, model: bool = False,
+          timeout: float = 300, say: bool = True) -> dict[str, Any]:
+    """Points at each replica count and their speedups (``key``: the throughput compared)."""
+    points = []
+    for n in replicas:
+        points.append(measure(env, n, max(n * per_replica, n + 2), tmp, model, timeout))
+        if say:
+            print(f"  {env}{' + model' if model else ''}, {n} replica(s): {points[-1][key]:9.1f} "
+                  f"{key.replace('_', ' ')}  ({points[-1]['wall_s']} s)", flush=True)
+    base = points[0][key]
+    return {"env": env, "throughput": key,
+            "curve": [{**p, "speedup": round(p[key] / base, 2)} for p in points]}
+
+
+def _speedup_at(c: dict[str, Any], n: int) -> float | None:
+    first = c["curve"][0]
+    return next((p["speedup"] for p in c["curve"] if p["replicas"] == n), None) if first["replicas"] == 1 else None
+
+
+def football_missing() -> str | None:
+    try:
+        import gfootball  # noqa: F401
+    except ImportError:
+        return "gfootball is not installed (bash setup.sh builds it)"
+    return None
+
+
+def model_missing() -> str | None:
+    if not (ROOT / ".venv-model" / "bin" / "python").exists():
+        return "the embedded model's .venv-model is missing (bash setup.sh builds it)"
+    return None
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--env", choices=sorted(ENVS), default="sokoban")
-    parser.add_argument("--replicas", type=int, nargs="+", default=[1, 2, 4, 8])
-    parser.add_argument("--episodes-per-replica", type=int, default=30)
+    parser.add_argument("--curves", nargs="+", choices=["sokoban", "football", "model"],
+                        default=["sokoban", "football", "model"])
+    parser.add_argument("--env", choices=["sokoban", "hello"], default="sokoban", help="the message-passing curve's game")
+    parser.add_argument("--replicas", type=int, nargs="+", default=[1, 2, 4, 8], help="the message-passing curve")
+    parser.add_argument("--episodes-per-replica", type=int, default=30, help="the message-passing curve")
+    parser.add_argument("--football-episodes-per-replica", type=int, default=12)
+    parser.add_argument("--model-replicas", type=int, default=8)
+    parser.add_argument("--model-episodes-per-replica", type=int, default=3)
     args = parser.parse_args()
-    curve = []
+    say = not args.json
+    result: dict[str, Any] = {"cores": os.cpu_count()}
     with tempfile.TemporaryDirectory(prefix="fb-scale-") as tmp:
-        for n in args.replicas:
-            curve.append(measure(args.env, n, max(n * args.episodes_per_replica, n + 2), Path(tmp)))
-            if not args.json:
-                print(f"{n} replica(s): {curve[-1]['steps_per_s']:8.1f} steps/s  ({curve[-1]['wall_s']} s)")
-    base = curve[0]["steps_per_s"]
-    result = {"env": args.env, "cores": os.cpu_count(),
-              "curve": [{**c, "speedup": round(c["steps_per_s"] / base, 2)} for c in curve]}
-    two = next((c for c in result["curve"] if c["replicas"] == 2), None)
-    if two is not None and curve[0]["replicas"] == 1:
-        result["speedup_at_2"] = two["speedup"]
+        if "sokoban" in args.curves:
+            c = curve(args.env, args.replicas, args.episodes_per_replica, Path(tmp), "steps_per_s", say=say)
+            result.update(env=c["env"], curve=c["curve"])
+            if (two := _speedup_at(c, 2)) is not None:
+                result["speedup_at_2"] = two
+        if "football" in args.curves:
+            if (why := football_missing()) is not None:
+                result["cpu_bound"] = {"skipped": why}
+            else:
+                c = curve("football", [1, 2], args.football_episodes_per_replica, Path(tmp), "episodes_per_min",
+                          timeout=900, say=say)
+                result["cpu_bound"] = c
+                result["cpu_bound_speedup_at_2"] = _speedup_at(c, 2)
+        if "model" in args.curves:
+            if (why := model_missing()) is not None:
+                result["model_bound"] = {"skipped": why}
+            else:
+                c = curve("hello", [1, args.model_replicas], args.model_episodes_per_replica, Path(tmp),
+                          "episodes_per_min", model=True, timeout=1800, say=say)
+                result["model_bound"] = c
+                result[f"model_bound_speedup_at_{args.model_replicas}"] = _speedup_at(c, args.model_replicas)
+    result["targets"] = {"cpu_bound_speedup_at_2": 1.7, "model_bound_speedup_at_8": 5.0}
     if args.json:
         print(json.dumps(result))
     else:
-        print(f"speedup at 2 replicas: {result.get('speedup_at_2')} (target >= 1.8 on 2 cores)")
+        for key in ("speedup_at_2", "cpu_bound_speedup_at_2", f"model_bound_speedup_at_{args.model_replicas}"):
+            if key in result:
+                print(f"{key}: {result[key]}")
+        for key in ("cpu_bound", "model_bound"):
+            if "skipped" in result.get(key, {}):
+                print(f"{key}: skipped ({result[key]['skipped']})")
     return 0
 
 

@@ -14,6 +14,9 @@ Three measurements in one run, so their numbers share one machine and one load:
   frame of each). ``bus_overhead_ratio`` is the ratio of the median time per decision (target
   <= 1.10); without drawn frames a decision is a few microseconds of logic, so that ratio measures
   the bus's round trip rather than its share of a benchmark's decision, and is reported apart.
+  Beside it, the floor measured in the same run: a raw pyzmq round trip between two processes and
+  one copy of a frame, added to the direct decision (``floor_ratio``, the best ratio any split into
+  processes could show here) and the bus against it (``bus_vs_floor``).
 * **elo_full_pool_s**: ``nodes.judge.vmage_elo.rank`` on the full V-MAGE pool, 33 levels x 100
   matches x 10^4 permutations, for 8 synthetic models whose scores come from a fixed seed (target <= 10 s).
 
@@ -29,15 +32,20 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
+from bench.bus import RawPeers  # noqa: E402
 from kernel.sdk.testing import Harness  # noqa: E402
 from nodes.game.vmage.base import DEFAULT_HEIGHT, FRAME_CAP, decide, render  # noqa: E402
 from nodes.game.vmage.catalog import GAMES, cells, episode_cell, template_for  # noqa: E402
@@ -161,6 +169,8 @@ def bus_vs_direct(game: str | list[str], episodes: int, blocks: int, draw: bool)
         direct_cpu += cpu
         same = same and replayed
     bus_ms, direct_ms = statistics.median(bus) * 1e3, statistics.median(direct) * 1e3
+    floor = floor_ms(draw)
+    floor_total = direct_ms + floor["raw_rtt_ms"] + floor["frame_copy_ms"]
     return {"bus_decision_ms": round(bus_ms, 3), "direct_decision_ms": round(direct_ms, 3),
             "bus_overhead_ms": round(bus_ms - direct_ms, 3), "bus_overhead_ratio": round(bus_ms / direct_ms, 3),
             "bus_mean_decision_ms": round(statistics.fmean(bus) * 1e3, 3),
@@ -171,7 +181,35 @@ def bus_vs_direct(game: str | list[str], episodes: int, blocks: int, draw: bool)
             "bus_cpu_ms_per_decision": round(bus_cpu / decisions * 1e3, 3),
             "direct_cpu_ms_per_decision": round(direct_cpu / decisions * 1e3, 3),
             "cpu_overhead_ratio": round(bus_cpu / direct_cpu, 3) if direct_cpu > 0 else None,
-            "decisions": {"bus": len(bus), "direct": len(direct)}, "same_games": same}
+            "decisions": {"bus": len(bus), "direct": len(direct)}, "same_games": same,
+            # the floor: the direct decision plus one raw round trip (and one frame copy) measured now;
+            # floor_ratio is the best bus_overhead_ratio any process split could reach here
+            **floor, "floor_ratio": round(floor_total / direct_ms, 3), "bus_vs_floor": round(bus_ms / floor_total, 3)}
+
+
+def floor_ms(draw: bool, n: int = 2000) -> dict[str, float]:
+    """What any two-process split of a decision costs at least, on this machine now: the median raw
+    pyzmq round trip of a small message (the observation out, the action back) and, with frames, one
+    copy of a 360 px frame (what handing it to another process costs at the least, into shared memory)."""
+    tmp = tempfile.mkdtemp(prefix="fbvmage-", dir="/tmp")
+    raw = RawPeers(tmp)
+    try:
+        raw.small_rtt(200)
+        rtt = statistics.median(raw.small_rtt(n)) * 1e3
+    finally:
+        raw.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    copy = 0.0
+    if draw:
+        frame = np.zeros((DEFAULT_HEIGHT, DEFAULT_HEIGHT * 4 // 3, 3), np.uint8)
+        slot = np.empty_like(frame)
+        times = []
+        for _ in range(500):
+            t = time.perf_counter()
+            np.copyto(slot, frame)
+            times.append(time.perf_counter() - t)
+        copy = statistics.median(times) * 1e3
+    return {"raw_rtt_ms": round(rtt, 4), "frame_copy_ms": round(copy, 4)}
 
 
 # ELO over the full pool -------------------------------------------------------------------------------
@@ -247,7 +285,8 @@ def main() -> int:
               f"frames: {out['bus_decision_ms']:.3f} vs {out['direct_decision_ms']:.3f} ms per decision -> ratio "
               f"{out['bus_overhead_ratio']:.3f} (target <= 1.10; {out['decisions']['bus']} decisions; same games: "
               f"{out['same_games']}; CPU per decision {out['bus_cpu_ms_per_decision']:.3f} vs "
-              f"{out['direct_cpu_ms_per_decision']:.3f} ms); without frames {bare['bus_decision_ms']:.3f} vs "
+              f"{out['direct_cpu_ms_per_decision']:.3f} ms; floor {out['floor_ratio']:.3f}: a raw round trip "
+              f"{out['raw_rtt_ms']:.3f} ms + a frame copy {out['frame_copy_ms']:.3f} ms); without frames {bare['bus_decision_ms']:.3f} vs "
               f"{bare['direct_decision_ms']:.3f} ms -> {bare['bus_overhead_ratio']:.3f}")
         print(f"ELO, full pool ({out['elo_pool']['levels']} levels, {out['elo_pool']['matches']} matches, "
               f"{args.permutations} permutations, {args.models} models): {elo_s:.2f} s (target <= 10 s)")
