@@ -32,6 +32,9 @@ def test_a_curve_protected_tcp_run_completes(tmp_path: Path) -> None:
     assert summary["status"] == "completed" and summary["episodes"]["completed"] == 3
     assert all(n["exit_code"] == 0 for n in summary["nodes"].values())
     assert "curve: true" in (tmp_path / "run" / "launch.yaml").read_text()
+    bus = summary["bus"]  # how the messages travelled, for a reader of a multi-host run
+    assert bus["transport"] == "tcp" and bus["curve"] is True and bus["endpoint"].startswith("tcp://127.0.0.1:")
+    assert bus["curve_refused"] == 0
 
 
 def _ask(endpoint: str, dst: str, keys: tuple[KeyPair, str] | None, wait_s: float = 1.5) -> tuple[object, set[int]]:
@@ -119,6 +122,9 @@ def test_peers_without_the_runs_keys_are_refused_and_the_run_goes_on(tmp_path: P
     assert summary["status"] == "stopped" and summary["episodes"]["failed"] == 0
     assert all(n["restarts"] == 0 and n["exit_code"] == 0 for n in summary["nodes"].values())
     assert not summary["stats"]["decode_errors"]  # nothing the strangers sent ever reached a node
+    # the stranger's key was refused by the kernel and by the env (the handshakes without a key or
+    # with a wrong server key fail before a key is offered, so only these two are counted)
+    assert summary["bus"]["curve"] is True and summary["bus"]["curve_refused_by"] == {"kernel": 1, "env": 1}
     secrets = {env_keys[ENV_SECRET], agent_keys[ENV_SECRET], ctl["secret"]}
     for path in run_dir.rglob("*"):
         if path.is_file():

@@ -110,11 +110,23 @@ class CurveServer:
         self.keys = keys
         self.allowed = frozenset(allowed)
         self._gate: _Gate | None = None
+        self._refused_before = 0  # the gate's count when this server started (it may be shared)
+        self._refused = 0  # kept at stop, for summary.json
+
+    @property
+    def refused(self) -> int:
+        """Handshakes refused (keys not of this run) while this server served: the count an
+        outsider's attempts leave in summary.json. A gate shared by servers in one process (the
+        test harness) counts theirs together."""
+        if self._gate is not None:
+            return self._gate.refused - self._refused_before
+        return self._refused
 
     def serve(self, sock: zmq.Socket) -> None:
         # The ZAP handler must exist before the first handshake: without one, libzmq lets every
         # CURVE client in. So it starts here, before the caller binds.
         self._gate = _Gate.acquire(sock.context, self.allowed)
+        self._refused_before = self._gate.refused
         sock.zap_domain = ZAP_DOMAIN.encode()
         sock.curve_server = True
         sock.curve_secretkey = self.keys.secret.encode("ascii")
@@ -122,6 +134,7 @@ class CurveServer:
 
     def stop(self) -> None:
         if self._gate is not None:
+            self._refused = self.refused
             self._gate.release(self.allowed)
             self._gate = None
 
@@ -139,6 +152,7 @@ class _Gate:
     def __init__(self, ctx: zmq.Context[Any]) -> None:
         self.ctx = ctx
         self.users = 0
+        self.refused = 0
         self.allowed: Counter[str] = Counter()  # a key stays while a server in this context accepts it
         self.auth = ThreadAuthenticator(ctx)
         self.auth.start()
@@ -168,5 +182,6 @@ class _Gate:
         text = key.decode("ascii", errors="replace")
         if text in self.allowed:
             return True
+        self.refused += 1
         log.warning("refused a connection: its CURVE key is not one of this run's", key=text[:12] + "...")
         return False

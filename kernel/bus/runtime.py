@@ -445,6 +445,7 @@ class NodeRuntime:
             "decode_errors": dict(self.bad.counts),
             "clock": self.clock.stats(),
             "shm": self.links.shm_pool.stats() if self.links.shm_pool is not None else None,
+            "curve_refused": self._curve_server.refused if self._curve_server is not None else 0,
             "summary": self.summary_sections,
         }
 

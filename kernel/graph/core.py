@@ -428,6 +428,15 @@ class Kernel:
         return merge_sections({n: s.stats["summary"] for n, s in self.nodes.items()
                                if isinstance(s.stats.get("summary"), dict)})
 
+    def bus_facts(self) -> dict[str, Any]:
+        """How this run's bus carried its messages, for summary.json: a reader of a multi-host run
+        checks that CURVE was on and how many handshakes it refused."""
+        refused = {n: int(s.stats.get("curve_refused") or 0) for n, s in self.nodes.items()}
+        refused["kernel"] = self._curve.refused if self._curve is not None else 0
+        return {"transport": self.lf.bus.transport, "endpoint": self.endpoint, "curve": self.keys is not None,
+                "curve_refused": sum(refused.values()),
+                "curve_refused_by": {n: k for n, k in refused.items() if k}}
+
     def status(self) -> dict[str, Any]:
         return {
             "run": self.lf.name, "pid": os.getpid(), "paused": self.paused, "started": self.started,

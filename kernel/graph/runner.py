@@ -135,6 +135,7 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
         "episodes": kernel.book.counts(),
         "resumed_episodes": kernel.book.resumed,
         "metrics": kernel.book.summary_metrics(),
+        "bus": kernel.bus_facts(),
         "nodes": {n: {"state": s.state, **supervisor.where(n), "restarts": supervisor.procs[n].restarts,
                       "exit_code": supervisor.procs[n].exit_code, "error": s.error,
                       "clock": s.stats.get("clock") if s.stats.get("clock", {}).get("mode") != "free" else None}
