@@ -35,6 +35,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     _backend_arg(p)
     p.add_argument("--address", help="with --backend ray: the Ray cluster to join (host:port or auto); "
                    "default: start a local Ray instance for this run")
+    p.add_argument("--ui", nargs="?", const=0, type=int, metavar="PORT",
+                   help="serve the live console on 127.0.0.1:PORT (default: a free port) and print its address "
+                   "(docs/console.md)")
+    p.add_argument("--human", action="append", default=[], metavar="AGENT",
+                   help="play the node AGENT yourself from the console page (swaps it for agent.web; implies --ui); "
+                   "repeatable")
 
     p = sub.add_parser("validate", help="check a launch file and print it resolved")
     _file_args(p)
@@ -50,6 +56,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("action", choices=["pause", "resume", "step", "stop", "status"])
     p.add_argument("n", nargs="?", type=int, default=1, help="steps for `step`")
     p.add_argument("--run", help="run id, run folder or launch pid (default: the newest running graph)")
+    p = sub.add_parser("ui", help="open the live console of a running graph (prints its address)")
+    p.add_argument("run", nargs="?", help="run id, run folder or launch pid (default: the newest running graph)")
+    p.add_argument("--port", type=int, default=0, help="for a run started without --ui: the port of the console "
+                   "this command serves (default: a free one)")
     p = sub.add_parser("export", help="one record per ended episode of a run, from its results database")
     p.add_argument("run", type=Path, help="the run folder")
     p.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
@@ -131,9 +141,12 @@ def _run(args: argparse.Namespace) -> int:
     from kernel.graph import runner
     from kernel.tools import announce, progress
 
+    announcing = announce.announcer(console)
+    watch = lambda kernel: progress.show(kernel, console, lf.run.metric)  # noqa: E731
+    if args.ui is not None or args.human:
+        lf, announcing, watch = _with_ui(args, lf, announcing, watch)
     run = runner.run(lf, args.out, trace=args.trace, console=console, backend=args.backend,
-                     address=args.address, watch=lambda kernel: progress.show(kernel, console, lf.run.metric),
-                     announce=announce.announcer(console))
+                     address=args.address, watch=watch, announce=announcing)
     try:
         import uvloop
 
@@ -147,6 +160,51 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary))
     return runner.EXIT_CODES.get(summary["status"], 1)
+
+
+def _with_ui(args: argparse.Namespace, lf: launchfile.LaunchFile, announcing: Any, watch: Any) -> tuple[Any, Any, Any]:
+    """``--ui`` and ``--human``: the console node added (and agents swapped), its address in the
+    run's announcement (for ``launch ui``) and printed once every node is up."""
+    from kernel.tools import console as ui
+
+    if args.backend != "local":
+        raise LaunchError(f"--ui and --human need the local backend (the console listens on this machine's "
+                          f"loopback), not --backend {args.backend}")
+    if args.ui is not None and not 0 <= args.ui <= 65535:
+        raise LaunchError(f"--ui {args.ui}: a port is a number from 1 to 65535 (or leave it out for a free one)")
+    for agent in args.human:
+        lf = ui.with_human(lf, agent)
+    port, token = args.ui or ui.free_port(), ui.new_token()
+    address = ui.url(port, token)
+    lf = ui.with_console(lf, port, token)
+
+    def announce_with_console(info: dict[str, Any], ipc_dir: Path) -> Callable[[], None]:
+        return announcing({**info, "console": address}, ipc_dir)
+
+    async def watch_with_console(kernel: Any) -> None:
+        console.print(f"[bold]console:[/] {address}", highlight=False, soft_wrap=True)
+        await watch(kernel)
+
+    return lf, announce_with_console, watch_with_console
+
+
+def _ui(args: argparse.Namespace) -> int:
+    """The console of a running graph: its own when it was started with --ui, else one served here
+    from the kernel's services alone (graph, counters, episodes, steering; no frames)."""
+    from kernel.tools import console as ui
+
+    info = _find_run(args.run)
+    if info.get("console"):
+        console.print(f"[bold]console:[/] {info['console']}", highlight=False, soft_wrap=True)
+        return 0
+    from kernel.tools.console.standalone import serve_forever
+
+    port, token = args.port or ui.free_port(), ui.new_token()
+    console.print(f"[bold]console:[/] {ui.url(port, token)}  (the run has no console node, so no frames: start it "
+                  f"with `launch run --ui` for those; Ctrl-C ends this console, not the run)",
+                  highlight=False, soft_wrap=True)
+    outlet.drain(console_s=1.0)
+    return serve_forever(info, port, token)
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -220,7 +278,7 @@ def _report(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": _run, "validate": _validate, "graph": _graph, "ls": _ls, "describe": _describe, "ctl": _ctl,
-    "stats": _stats, "export": _export, "replay": _replay, "report": _report,
+    "stats": _stats, "ui": _ui, "export": _export, "replay": _replay, "report": _report,
 }
 """Every built-in ``launch`` command and the function that carries it out; a pack's command
 carries its own (``handler``, set by its ``add_parser``)."""
