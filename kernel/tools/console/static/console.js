@@ -131,7 +131,7 @@
     const body = $("#edges tbody"); body.textContent = "";
     for (const e of s.edges || []) {
       if (e.edge.includes("-> console/")) continue;  // the console's own inputs: see the counters
-      body.append(el("tr", {}, ...["edge", "policy", "sent", "received", "dropped", "queued"].map((k) => el("td", {}, String(e[k])))));
+      body.append(el("tr", { "data-edge": e.edge, "data-sent": String(e.sent) }, ...["edge", "policy", "sent", "received", "dropped", "queued"].map((k) => el("td", {}, String(e[k])))));
     }
   }
 
@@ -184,6 +184,8 @@
     const c = card("#humans", "human-" + v.node, `${v.node} (you)`);
     c.classList.add("human");
     c.dataset.waiting = String(!!v.waiting);
+    c.dataset.episode = v.episode ?? "";
+    c.dataset.t = v.t ?? "";
     part(c, "human-info", "div").textContent = `episode ${v.episode ?? "?"}, t=${v.t ?? "?"}` +
       (v.goal ? " — " + v.goal : "") + (v.error ? `  (${v.error})` : "");
     part(c, "human-text").textContent = v.text ? String(v.text) : "";
