@@ -264,3 +264,51 @@ def test_hello_played_from_the_page(tmp_path: Path, browser):
     records = [json.loads(line) for line in (run / "steps" / "agent.jsonl").read_text().splitlines()]
     assert [r["sent"] for r in records] == sent
     assert {r["decided_by"] for r in records} == {"human"}
+
+
+def test_takeover_rewrite_keeps_the_agent_as_auto():
+    lf = ui.with_takeover(_lf("hello"), "agent")
+    web, auto = lf.node("agent"), lf.node("agent-auto")
+    assert ui.is_web_agent(web) and web.params == {"auto": True}
+    assert web.inputs["auto"].sources == ["agent-auto/action"] and web.inputs["obs"].sources == ["env/obs"]
+    assert auto.uses == "hello.agent" and auto.inputs["obs"].sources == ["env/obs"]
+    assert lf.node("env").inputs["action"].sources == ["agent/action"]
+    with pytest.raises(LaunchError, match="--takeover judge: that node has no 'obs' input"):
+        ui.with_takeover(_lf("hello"), "judge")
+
+
+@needs_chromium
+@pytest.mark.timeout(300)
+def test_take_over_an_agent_mid_episode_and_hand_back(tmp_path: Path, browser):
+    proc = launch_bg("run", "hello", "--episodes", "100000", "--takeover", "agent", "--out", str(tmp_path / "run"))
+    try:
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(_console_url(proc))
+        player = "#human-agent"
+        page.wait_for_selector(f"{player} .mode[data-mode=auto] button.mode-toggle", timeout=60_000)
+        page.click(f"{player} button.mode-toggle")  # take over
+        page.wait_for_selector(f"{player}[data-waiting=true] .mode[data-mode=human]", timeout=30_000)
+        for _ in range(2):
+            t = int(page.get_attribute(player, "data-t"))
+            episode = page.get_attribute(player, "data-episode")
+            page.keyboard.press("Space")  # hello's idle action: stay
+            page.wait_for_function(f"""(() => {{ const c = document.querySelector('{player}');
+                return c.dataset.waiting === 'true' && (c.dataset.t !== '{t}' || c.dataset.episode !== '{episode}'); }})()""",
+                                   timeout=30_000)
+        page.keyboard.press("Shift+T")  # hand back
+        page.wait_for_selector(f"{player} .mode[data-mode=auto]", timeout=30_000)
+        page.wait_for_function("document.querySelector('#progress').textContent.match(/episodes ([1-9]\\d*)\\//)",
+                               timeout=60_000)
+        page.click("#btn-stop")
+        assert proc.wait(60) == 0, proc.output()[-3000:]
+        assert not errors, errors
+    finally:
+        _stop(proc)
+    records = [json.loads(line) for line in (tmp_path / "run" / "steps" / "agent.jsonl").read_text().splitlines()]
+    by = [r["decided_by"] for r in records]
+    first_human = by.index("human")
+    assert by[first_human:first_human + 2] == ["human", "human"]
+    assert set(by[:first_human]) == {"agent-auto"} and "agent-auto" in by[first_human + 2:]
+    assert [r["sent"] for r in records if r["decided_by"] == "human"] == ["stay", "stay"]

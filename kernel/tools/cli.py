@@ -41,6 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--human", action="append", default=[], metavar="AGENT",
                    help="play the node AGENT yourself from the console page (swaps it for agent.web; implies --ui); "
                    "repeatable")
+    p.add_argument("--takeover", action="append", default=[], metavar="AGENT",
+                   help="let a person take over the agent AGENT from the console page, mid-episode, and hand back "
+                   "(implies --ui); repeatable")
 
     p = sub.add_parser("validate", help="check a launch file and print it resolved")
     _file_args(p)
@@ -143,7 +146,7 @@ def _run(args: argparse.Namespace) -> int:
 
     announcing = announce.announcer(console)
     watch = lambda kernel: progress.show(kernel, console, lf.run.metric)  # noqa: E731
-    if args.ui is not None or args.human:
+    if args.ui is not None or args.human or args.takeover:
         lf, announcing, watch = _with_ui(args, lf, announcing, watch)
     run = runner.run(lf, args.out, trace=args.trace, console=console, backend=args.backend,
                      address=args.address, watch=watch, announce=announcing)
@@ -174,6 +177,11 @@ def _with_ui(args: argparse.Namespace, lf: launchfile.LaunchFile, announcing: An
         raise LaunchError(f"--ui {args.ui}: a port is a number from 1 to 65535 (or leave it out for a free one)")
     for agent in args.human:
         lf = ui.with_human(lf, agent)
+    for agent in args.takeover:
+        if agent in args.human:
+            raise LaunchError(f"--human {agent} and --takeover {agent}: choose one (--human: the person plays every "
+                              "step; --takeover: the agent plays until the person takes over)")
+        lf = ui.with_takeover(lf, agent)
     port, token = args.ui or ui.free_port(), ui.new_token()
     address = ui.url(port, token)
     lf = ui.with_console(lf, port, token)

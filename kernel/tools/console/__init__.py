@@ -80,6 +80,37 @@ def with_human(lf: LaunchFile, agent_id: str) -> LaunchFile:
     return lf
 
 
+def with_takeover(lf: LaunchFile, agent_id: str) -> LaunchFile:
+    """``agent_id`` keeps deciding (as ``<agent_id>-auto``) until a person takes over from the page:
+    an ``agent.web`` node takes its id (so the wiring and clocks that name it stay as they are), reads
+    the same observations and gets the agent's actions on its ``auto`` input."""
+    try:
+        spec = lf.node(agent_id)
+    except LaunchError:
+        raise LaunchError(f"--takeover {agent_id}: the graph has no node {agent_id!r}; its nodes are "
+                          f"{', '.join(n.id for n in lf.nodes)}") from None
+    if "obs" not in spec.inputs:
+        raise LaunchError(f"--takeover {agent_id}: that node has no 'obs' input, so it is no agent a person can "
+                          f"take over (its inputs: {', '.join(spec.inputs) or 'none'})")
+    other = sorted({f"{src}/{output}" for src, output, _, _ in lf.edges() if src == agent_id and output != "action"})
+    if other:
+        raise LaunchError(f"--takeover {agent_id}: the graph reads {', '.join(other)}; a person can stand in only for "
+                          "an agent whose one wired output is 'action'")
+    auto_id = rewrite.free_id(lf, f"{agent_id}-auto")
+    auto = spec.model_copy(update={"id": auto_id})
+    web = NodeSpec(id=agent_id, uses=web_agent_uses(),
+                   params={"auto": True, **({"keys": spec.params["keys"]} if isinstance(spec.params.get("keys"), dict)
+                                             else {})},
+                   inputs={"obs": spec.inputs["obs"],
+                           "auto": InputSpec(sources=[f"{auto_id}/action"], policy="fifo", size=16)})
+    lf = rewrite.replace_node(lf, agent_id, web)
+    lf = rewrite.add_node(lf, auto)
+    for src, _output, dst, _inp in lf.edges():
+        if src == agent_id and lf.node(dst).clock is not None and lf.node(dst).clock.deadline is not None:
+            lf = rewrite.replace_node(lf, dst, clock=lf.node(dst).clock.model_copy(update={"deadline": None}))
+    return lf
+
+
 def with_console(lf: LaunchFile, port: int, token: str, *, node_id: str = "console") -> LaunchFile:
     """The launch file plus a console node that reads every output (``latest``, one input each)."""
     from kernel.tools.record import recordable_outputs

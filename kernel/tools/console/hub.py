@@ -184,12 +184,19 @@ class Hub:
                                  f"{', '.join(self.humans) or 'none'})")
             reply = await self.call(node, "web.act", {"action": msg.get("action")})
             return {"ok": True, "reply": plain(reply)}
+        if op == "mode":
+            node = msg.get("node")
+            if node not in self.humans:
+                raise ValueError(f"mode: {node!r} is no agent.web node of this run (those are: "
+                                 f"{', '.join(self.humans) or 'none'})")
+            reply = await self.call(node, "web.mode", {"mode": msg.get("mode")})
+            return {"ok": True, "reply": plain(reply)}
         if op == "steps":
             episode = msg.get("episode")
             if not isinstance(episode, str):
                 raise ValueError(f"steps: episode must be an episode id string (got {episode!r})")
             return {"ok": True, "episode": episode, "steps": await asyncio.to_thread(self._steps_of, episode)}
-        raise ValueError(f"unknown op {op!r}; a page may send ctl, act or steps")
+        raise ValueError(f"unknown op {op!r}; a page may send ctl, act, mode or steps")
 
     # loops ------------------------------------------------------------------------------------
     def start(self) -> None:

@@ -189,13 +189,32 @@
     part(c, "human-info", "div").textContent = `episode ${v.episode ?? "?"}, t=${v.t ?? "?"}` +
       (v.goal ? " — " + v.goal : "") + (v.error ? `  (${v.error})` : "");
     part(c, "human-text").textContent = v.text ? String(v.text) : "";
-    const row = part(c, "actions", "div"); row.textContent = "";
-    (v.actions || []).forEach((a, i) => {
-      const b = el("button", { "data-action": a, title: keyOf(v, a) ? `key ${keyOf(v, a)}` : `key ${i + 1}` }, a);
-      b.disabled = !v.waiting;
-      b.onclick = () => act(v.node, a);
-      row.append(b);
-    });
+    const mode = part(c, "mode", "div");
+    mode.dataset.mode = v.mode || "human";
+    if (v.auto) {  // the elements stay put (a button rebuilt at every step could not be clicked)
+      let label = mode.querySelector(".mode-label"), b = mode.querySelector(".mode-toggle");
+      if (!b) {
+        label = el("span", { class: "mode-label" });
+        b = el("button", { class: "mode-toggle", title: "Shift+T" });
+        b.onclick = () => toggleMode(v.node);
+        mode.append(label, " ", b);
+      }
+      const auto = v.mode === "auto";
+      b.textContent = auto ? "Take over" : "Hand back";
+      label.textContent = (auto ? "the agent decides (act to decide this step yourself)" : "you decide every step") +
+        (v.decided_by ? ` — last step decided by ${v.decided_by}` : "");
+    }
+    const row = part(c, "actions", "div");
+    const names = JSON.stringify(v.actions || []);
+    if (row.dataset.actions !== names) {
+      row.dataset.actions = names; row.textContent = "";
+      (v.actions || []).forEach((a, i) => {
+        const b = el("button", { "data-action": a, title: keyOf(v, a) ? `key ${keyOf(v, a)}` : `key ${i + 1}` }, a);
+        b.onclick = () => act(v.node, a);
+        row.append(b);
+      });
+    }
+    for (const b of row.querySelectorAll("button")) b.disabled = !v.waiting;
     const typed = part(c, "typed", "form");
     if (!typed.firstChild) {
       const input = el("input", { type: "text", name: "action", placeholder: "type an action and press Enter", size: "40" });
@@ -207,6 +226,11 @@
   }
   function keyOf(v, action) { for (const [k, a] of Object.entries(v.keys || {})) if (a === action) return k; return null; }
 
+  function toggleMode(node) {
+    const h = state.human[node];
+    return send("mode", { node, mode: h && h.mode === "auto" ? "human" : "auto" });
+  }
+
   async function act(node, action) {
     const reply = await send("act", { node, action });
     if (reply.ok) showError("");
@@ -216,11 +240,16 @@
                       Enter: "return", Tab: "tab", Backspace: "backspace" };
   document.addEventListener("keydown", (ev) => {
     if (ev.target instanceof HTMLInputElement || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.shiftKey && ev.key.toUpperCase() === "T") {
+      const h = Object.values(state.human).find((x) => x.auto);
+      if (h) { ev.preventDefault(); toggleMode(h.node); }
+      return;
+    }
     if (ev.shiftKey && ["P", "R", "S", "X"].includes(ev.key.toUpperCase()) && ev.key.length === 1) {
       ev.preventDefault();
       return { P: pause, R: resume, S: step, X: stop }[ev.key.toUpperCase()]();
     }
-    const waiting = Object.values(state.human).filter((h) => h.waiting);
+    const waiting = Object.values(state.human).filter((h) => h.waiting && (!h.auto || h.mode === "human"));
     if (!waiting.length) return;
     const h = waiting[0];
     const name = KEY_NAMES[ev.key] || ev.key.toLowerCase();
