@@ -312,3 +312,35 @@ def test_take_over_an_agent_mid_episode_and_hand_back(tmp_path: Path, browser):
     assert by[first_human:first_human + 2] == ["human", "human"]
     assert set(by[:first_human]) == {"agent-auto"} and "agent-auto" in by[first_human + 2:]
     assert [r["sent"] for r in records if r["decided_by"] == "human"] == ["stay", "stay"]
+
+
+@needs_chromium
+@pytest.mark.timeout(300)
+def test_launch_ui_attaches_to_a_running_graph(tmp_path: Path, browser):
+    from tests.helpers import LONG_HELLO
+
+    with_ui = launch_bg("run", *LONG_HELLO, "--ui", "--out", str(tmp_path / "a"))
+    plain_run = launch_bg("run", *LONG_HELLO, "--out", str(tmp_path / "b"))
+    attached = None
+    try:
+        url = _console_url(with_ui)
+        assert wait_until(lambda: "running hello" in plain_run.output(), 240, 0.2), plain_run.output()[-2000:]
+        # a run with a console: `launch ui` prints its address
+        printed = launch("ui", str(tmp_path / "a"))
+        assert printed.returncode == 0 and url in printed.stdout.replace("\n", "")
+        # a run without one: `launch ui` serves a console from the kernel's services (no frames)
+        attached = launch_bg("ui", str(tmp_path / "b"))
+        page = browser.new_page()
+        page.goto(_console_url(attached, 60))
+        page.wait_for_selector('#nodes tr[data-node="env"]', timeout=30_000)
+        page.click("#btn-pause")
+        page.wait_for_selector("#run-state[data-state=paused]", timeout=30_000)
+        status = launch("ctl", "status", "--run", str(tmp_path / "b"))
+        assert json.loads(status.stdout)["paused"] is True
+        page.click("#btn-stop")
+        assert plain_run.wait(60) == 0
+        assert attached.wait(30) == 0  # the console ends with its run
+    finally:
+        for proc in (with_ui, plain_run, attached):
+            if proc is not None:
+                _stop(proc)

@@ -203,16 +203,15 @@ def _ui(args: argparse.Namespace) -> int:
 
     info = _find_run(args.run)
     if info.get("console"):
-        console.print(f"[bold]console:[/] {info['console']}", highlight=False, soft_wrap=True)
+        print(f"console: {info['console']}", flush=True)  # the command's answer: on stdout
         return 0
     from kernel.tools.console.standalone import serve_forever
 
     port, token = args.port or ui.free_port(), ui.new_token()
-    console.print(f"[bold]console:[/] {ui.url(port, token)}  (the run has no console node, so no frames: start it "
-                  f"with `launch run --ui` for those; Ctrl-C ends this console, not the run)",
-                  highlight=False, soft_wrap=True)
+    console.print("the run has no console node, so this console shows no frames (start a run with `launch run --ui` "
+                  "for those); Ctrl-C ends this console, not the run", highlight=False, soft_wrap=True)
     outlet.drain(console_s=1.0)
-    return serve_forever(info, port, token)
+    return serve_forever(info, port, token, lambda: print(f"console: {ui.url(port, token)}", flush=True))
 
 
 def _validate(args: argparse.Namespace) -> int:

@@ -8,16 +8,20 @@ from __future__ import annotations
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from kernel.tools.client import KernelClient
 
 
-def serve_forever(info: dict[str, Any], port: int, token: str) -> int:
-    return asyncio.run(_serve(info, port, token))
+def serve_forever(info: dict[str, Any], port: int, token: str, ready: Callable[[], None]) -> int:
+    """Serve until the run ends (0) or Ctrl-C (130); ``ready`` is called once the page can be opened."""
+    try:
+        return asyncio.run(_serve(info, port, token, ready))
+    except KeyboardInterrupt:
+        return 130
 
 
-async def _serve(info: dict[str, Any], port: int, token: str) -> int:
+async def _serve(info: dict[str, Any], port: int, token: str, ready: Callable[[], None]) -> int:
     from kernel.tools.console.app import build_app, serve
     from kernel.tools.console.hub import Hub
 
@@ -32,6 +36,7 @@ async def _serve(info: dict[str, Any], port: int, token: str) -> int:
     hub = Hub(call, run_dir=Path(info["run_dir"]), humans=[], has_data=False)
     server = await serve(build_app(hub, token), port)
     hub.start()
+    ready()
     try:
         while not server.framebus_task.done():
             await asyncio.sleep(0.5)
