@@ -92,12 +92,19 @@ def build_app(hub: Hub, token: str) -> Starlette:
                              WebSocketRoute("/ws", socket)])
 
 
+SEND_INTERVAL_S = 0.1
+"""A page gets at most one batch this often: what changes faster (a step record 60 times a second)
+is folded into the next batch as its newest value, so neither this process nor the browser spends
+its time on updates nobody can see."""
+
+
 async def _send(ws: WebSocket, page: Any) -> None:
     try:
         while True:
             items = await page.take()
             await ws.send_bytes(pack({"type": "batch", "items": items}))
             page.sent += 1
+            await asyncio.sleep(SEND_INTERVAL_S)
     except (WebSocketDisconnect, RuntimeError, ConnectionError):
         pass
 

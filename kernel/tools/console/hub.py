@@ -121,6 +121,7 @@ class Hub:
         self._episode_rowid = 0
         self._step_rowid = 0
         self.tasks: list[asyncio.Task[Any]] = []
+        self._raw: dict[str, tuple[str, str, Any, int | None]] = {}  # node/output -> its newest message, not shown yet
 
     # input ------------------------------------------------------------------------------------
     def on_message(self, src: str, output: str, body: Any, step: int | None) -> None:
@@ -130,6 +131,21 @@ class Hub:
             self.counts["frames_in"] += 1
             serial = self.frames.get(src, (0, frame))[0] + 1
             self.frames[src] = (serial, frame.copy())  # a shared-memory frame is gone once we return
+        # The rest waits for the next flush (at most 10 a second, and only while a page is open):
+        # a body is made small for the page once per flush, not once per message.
+        # Top-level arrays are left out now: a view of a shared-memory frame would keep the sender's
+        # slot taken until the flush.
+        if isinstance(body, dict) and any(isinstance(v, np.ndarray) for v in body.values()):
+            body = {k: (plain(v) if isinstance(v, np.ndarray) else v) for k, v in body.items()}
+        self._raw[f"{src}/{output}"] = (src, output, body, step)
+
+    def flush(self) -> None:
+        """Turn the newest message of each output into what the pages show."""
+        raw, self._raw = self._raw, {}
+        for src, output, body, step in raw.values():
+            self._show(src, output, body, step)
+
+    def _show(self, src: str, output: str, body: Any, step: int | None) -> None:
         if output == "obs" and isinstance(body, dict):
             self.publish(f"obs:{src}", {"node": src, "step": step, "episode": body.get("episode"), "t": body.get("t"),
                                         "text": plain(body.get("text")), "goal": plain(body.get("goal")),
@@ -147,6 +163,7 @@ class Hub:
 
     # pages ------------------------------------------------------------------------------------
     def open_page(self) -> Page:
+        self.flush()
         page = Page()
         self.pages.add(page)
         page.put("hello", {"humans": self.humans, "has_data": self.has_data, "fps": self.fps})
@@ -201,13 +218,19 @@ class Hub:
     # loops ------------------------------------------------------------------------------------
     def start(self) -> None:
         loop = asyncio.get_running_loop()
-        self.tasks = [loop.create_task(self._frames_loop()), loop.create_task(self._status_loop()),
+        self.tasks = [loop.create_task(self._flush_loop()), loop.create_task(self._frames_loop()), loop.create_task(self._status_loop()),
                       loop.create_task(self._store_loop())]
 
     async def stop(self) -> None:
         for task in self.tasks:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    async def _flush_loop(self, every_s: float = 0.1) -> None:
+        while True:
+            await asyncio.sleep(every_s)
+            if self.pages and self._raw:
+                self.flush()
 
     async def _frames_loop(self) -> None:
         while True:
