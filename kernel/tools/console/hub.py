@@ -118,6 +118,7 @@ class Hub:
         self.encoded: dict[str, int] = {}  # env -> serial of the frame last encoded
         self.counts = {"frames_in": 0, "frames_sent": 0, "frames_skipped": 0}
         self.episodes: list[dict[str, Any]] = []
+        self.usage: dict[str, Any] = {"tokens": 0, "cost_usd": 0.0, "decisions": 0}
         self._episode_rowid = 0
         self._step_rowid = 0
         self.tasks: list[asyncio.Task[Any]] = []
@@ -170,6 +171,7 @@ class Hub:
         for key, value in self.latest.items():
             page.put(key, value)
         page.put("episodes", {"rows": self.episodes, "reset": True})
+        page.put("usage", dict(self.usage))
         for env in self.frames:
             self.encoded.pop(env, None)  # the new page gets the newest frame too
         return page
@@ -273,6 +275,21 @@ class Hub:
                 self.publish("episodes", {"rows": self.episodes, "reset": True})
             for node, record in steps.items():
                 self.publish(f"agent:{node}", {"node": node, "record": plain(record, max_str=6000)})
+            if steps:
+                self.publish("usage", dict(self.usage))
+
+    def _add_usage(self, record: dict[str, Any]) -> None:
+        """Tokens and cost over the run, from the agents' step records (``usage``, ``cost_usd``)."""
+        usage = record.get("usage")
+        if isinstance(usage, dict):
+            total = usage.get("total_tokens")
+            if not isinstance(total, (int, float)):
+                total = sum(v for k, v in usage.items() if k in ("prompt_tokens", "completion_tokens")
+                            and isinstance(v, (int, float)))
+            self.usage["tokens"] += int(total)
+        if isinstance(record.get("cost_usd"), (int, float)):
+            self.usage["cost_usd"] += float(record["cost_usd"])
+        self.usage["decisions"] += 1
 
     def _db(self) -> sqlite3.Connection | None:
         assert self.run_dir is not None
@@ -298,6 +315,7 @@ class Hub:
                                                   "ORDER BY rowid", (self._step_rowid,)):
                 self._step_rowid = max(self._step_rowid, rowid)
                 steps[node] = json.loads(record)
+                self._add_usage(steps[node])
             return episodes, steps
         finally:
             db.close()

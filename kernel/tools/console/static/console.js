@@ -77,6 +77,10 @@
       return;
     }
     if (kind === "error") return showError(v.message);
+    if (kind === "usage") {
+      $("#usage").textContent = `${v.decisions} agent decisions, ${v.tokens} tokens, $${v.cost_usd.toFixed(4)}`;
+      return;
+    }
     if (kind === "episodes") return drawEpisodes(v.rows);
     if (kind === "frame") {
       const c = card("#envs", "env-" + v.node, v.node);
@@ -164,7 +168,12 @@
     const prompt = r.prompt ?? r.messages ?? r.question;
     part(c, "prompt").textContent = prompt === undefined ? "" : "prompt: " + summarize(prompt);
     part(c, "reply").textContent = "reply: " + (r.reply ?? r.raw ?? r.response ?? r.output ?? "");
-    part(c, "parsed").textContent = "parsed: " + JSON.stringify(r.parsed ?? r.actions ?? r.action ?? r.sent ?? null);
+    part(c, "parsed").textContent = "parsed: " + JSON.stringify(r.parsed ?? r.actions ?? r.action ?? r.sent ?? null) +
+      (r.error ? `  error: ${r.error}` : "");
+    const u = r.usage || {};
+    part(c, "usage", "div").textContent = r.usage || r.cost_usd !== undefined
+      ? `tokens ${u.prompt_tokens ?? "?"} in, ${u.completion_tokens ?? "?"} out; ` +
+        `${r.latency_s !== undefined ? r.latency_s + " s" : ""}${r.cost_usd ? ", $" + r.cost_usd : ""}` : "";
   }
 
   function summarize(prompt) {
