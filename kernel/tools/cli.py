@@ -146,7 +146,10 @@ def _run(args: argparse.Namespace) -> int:
 
     announcing = announce.announcer(console)
     watch = lambda kernel: progress.show(kernel, console, lf.run.metric)  # noqa: E731
-    if args.ui is not None or args.human or args.takeover:
+    from kernel.tools.console import is_web_agent
+
+    if args.ui is not None or args.human or args.takeover or any(is_web_agent(n) for n in lf.nodes):
+        # (a launch file with an agent.web node is played from the page: it gets the console unasked)
         lf, announcing, watch = _with_ui(args, lf, announcing, watch)
     run = runner.run(lf, args.out, trace=args.trace, console=console, backend=args.backend,
                      address=args.address, watch=watch, announce=announcing)
