@@ -7,6 +7,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -318,6 +319,9 @@ def _call_kernel(which: str | None, svc: str, body: Any) -> Any:
         return client.call(svc, body)
 
 
+_CONSOLE_EDGE = re.compile(r"-> console(-\d+)?/in\d+$")
+
+
 def _print_summary(summary: dict[str, Any]) -> None:
     ep = summary["episodes"]
     style = "green" if summary["status"] == "completed" else "red"
@@ -328,6 +332,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
         highlight=False, soft_wrap=True,
     )
     for edge in summary.get("stats", {}).get("edges", []):
+        if _CONSOLE_EDGE.search(edge["edge"]):
+            continue  # the console keeps only the newest of each output: its drops are by design (summary.json has them)
         if edge["dropped"]:
             console.print(f"[yellow]dropped[/] {edge['dropped']} of {edge['sent']} messages on {edge['edge']} "
                           f"(policy {edge['policy']})", highlight=False)
