@@ -7,7 +7,11 @@ the same engine seed, in a plain loop in this process. The ratio of the median t
 the bus's overhead (target <= 1.10); an 11-a-side match keeps the engine busy enough (~5-6 ms a
 frame on CPU) that this is the ratio a benchmark run sees.
 
-    python bench/football.py [--json] [--level 11_vs_11_easy_stochastic] [--frames 400] [--blocks 5]
+    python bench/football.py [--json] [--level 11_vs_11_easy_stochastic] [--frames 400] [--blocks 5] [--ui]
+
+``--ui`` adds the live console (docs/console.md) to the bus side, reading every output, with a page
+open on it in headless Chromium for the whole block: run once with and once without it to see what
+watching a run costs.
 """
 
 from __future__ import annotations
@@ -36,7 +40,27 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def bus_block(level: str, frames: int, episodes: int, seed: int, text: bool) -> list[dict[str, Any]]:
+async def open_console_page(url: str) -> Any:
+    """A headless Chromium with the console page open (closed by the returned coroutine function)."""
+    from playwright.async_api import async_playwright
+
+    from kernel.tools.report.shot import CHROMIUM_ARGS, chromium
+
+    pw = await async_playwright().start()
+    browser = await pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+    page = await browser.new_page()
+    await page.goto(url)
+    await page.wait_for_selector('#nodes tr[data-node="env"]')  # the page is live
+
+    async def close() -> None:
+        await browser.close()
+        await pw.stop()
+
+    return close
+
+
+async def bus_block(level: str, frames: int, episodes: int, seed: int, text: bool,
+                    ui: bool = False) -> list[dict[str, Any]]:
     """Play ``episodes`` episodes through the bus; per episode, the seconds between consecutive
     step messages (after the first, so the reset is not counted), the CPU seconds the environment
     and agent processes used over those steps, the codes played and the seed."""
@@ -48,7 +72,19 @@ async def bus_block(level: str, frames: int, episodes: int, seed: int, text: boo
               inputs={"action": "agent/action"}, clock={"mode": "lockstep"})
         h.add("agent", "nodes.agent.baseline:RandomAgent", inputs={"obs": {"from": "env/obs", "policy": "latest"}})
         probe = h.probe(inputs={"step": {"from": "env/step", "policy": "fifo", "size": 4096}})
-        await h.start()
+        close_page = None
+        if ui:
+            from kernel.tools import console
+
+            port, token = console.free_port(), console.new_token()
+            sources = ["env/obs", "env/step", "agent/action"]
+            h.add("console", console.CONSOLE_USES, params={"port": port, "token": token, "sources": sources},
+                  inputs={console.input_name(i): {"from": s, "policy": "latest"} for i, s in enumerate(sources)})
+        await h.start(run=not ui)
+        if ui:  # the page is open before the first step is played
+            close_page = await open_console_page(console.url(port, token))
+            h.kernel.start()
+            await asyncio.wait_for(h.probe_runtime.wait_started(), 10)
         pids = [h.pid("env"), h.pid("agent")]
         for index in range(episodes):
             arrivals: list[float] = []
@@ -66,6 +102,8 @@ async def bus_block(level: str, frames: int, episodes: int, seed: int, text: boo
             gaps = [b - a for a, b in zip(arrivals, arrivals[1:])]
             last = msg.body["info"]["frames"][-1]["state"]
             out.append({"gaps": gaps, "cpu": cpu, "codes": codes, "seed": seed + index, "ball": last["ball"]})
+        if close_page is not None:
+            await close_page()
         await h.wait_finished(60)
     return out
 
@@ -103,6 +141,7 @@ def main() -> int:
     parser.add_argument("--episodes", type=int, default=1, help="episodes per block")
     parser.add_argument("--blocks", type=int, default=5, help="alternating bus / direct blocks")
     parser.add_argument("--text", action="store_true", help="also build the text rendering in every obs")
+    parser.add_argument("--ui", action="store_true", help="with the live console and a page open on it (bus side)")
     args = parser.parse_args()
     started = time.monotonic()
     bus: list[float] = []
@@ -110,7 +149,7 @@ def main() -> int:
     bus_cpu = direct_cpu = 0.0
     same = True
     for block in range(args.blocks):
-        runs = asyncio.run(bus_block(args.level, args.frames, args.episodes, 1000 * block, args.text))
+        runs = asyncio.run(bus_block(args.level, args.frames, args.episodes, 1000 * block, args.text, args.ui))
         bus += [g for r in runs for g in r["gaps"]]
         bus_cpu += sum(r["cpu"] for r in runs)
         times, cpu, replayed = direct_replay(args.level, runs)
@@ -135,6 +174,7 @@ def main() -> int:
         "steps": {"bus": len(bus), "direct": len(direct)},
         "same_match": same,
         "text": args.text,
+        "ui": args.ui,
         "seconds": round(time.monotonic() - started, 1),
         "cpus": os.cpu_count(),
     }

@@ -7,6 +7,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -35,6 +36,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     _backend_arg(p)
     p.add_argument("--address", help="with --backend ray: the Ray cluster to join (host:port or auto); "
                    "default: start a local Ray instance for this run")
+    p.add_argument("--ui", nargs="?", const=0, type=int, metavar="PORT",
+                   help="serve the live console on 127.0.0.1:PORT (default: a free port) and print its address "
+                   "(docs/console.md)")
+    p.add_argument("--human", action="append", default=[], metavar="AGENT",
+                   help="play the node AGENT yourself from the console page (swaps it for agent.web; implies --ui); "
+                   "repeatable")
+    p.add_argument("--takeover", action="append", default=[], metavar="AGENT",
+                   help="let a person take over the agent AGENT from the console page, mid-episode, and hand back "
+                   "(implies --ui); repeatable")
 
     p = sub.add_parser("validate", help="check a launch file and print it resolved")
     _file_args(p)
@@ -50,6 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("action", choices=["pause", "resume", "step", "stop", "status"])
     p.add_argument("n", nargs="?", type=int, default=1, help="steps for `step`")
     p.add_argument("--run", help="run id, run folder or launch pid (default: the newest running graph)")
+    p = sub.add_parser("ui", help="open the live console of a running graph (prints its address)")
+    p.add_argument("run", nargs="?", help="run id, run folder or launch pid (default: the newest running graph)")
+    p.add_argument("--port", type=int, default=0, help="for a run started without --ui: the port of the console "
+                   "this command serves (default: a free one)")
     p = sub.add_parser("export", help="one record per ended episode of a run, from its results database")
     p.add_argument("run", type=Path, help="the run folder")
     p.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
@@ -131,9 +145,15 @@ def _run(args: argparse.Namespace) -> int:
     from kernel.graph import runner
     from kernel.tools import announce, progress
 
+    announcing = announce.announcer(console)
+    watch = lambda kernel: progress.show(kernel, console, lf.run.metric)  # noqa: E731
+    from kernel.tools.console import is_web_agent
+
+    if args.ui is not None or args.human or args.takeover or any(is_web_agent(n) for n in lf.nodes):
+        # (a launch file with an agent.web node is played from the page: it gets the console unasked)
+        lf, announcing, watch = _with_ui(args, lf, announcing, watch)
     run = runner.run(lf, args.out, trace=args.trace, console=console, backend=args.backend,
-                     address=args.address, watch=lambda kernel: progress.show(kernel, console, lf.run.metric),
-                     announce=announce.announcer(console))
+                     address=args.address, watch=watch, announce=announcing)
     try:
         import uvloop
 
@@ -147,6 +167,55 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary))
     return runner.EXIT_CODES.get(summary["status"], 1)
+
+
+def _with_ui(args: argparse.Namespace, lf: launchfile.LaunchFile, announcing: Any, watch: Any) -> tuple[Any, Any, Any]:
+    """``--ui`` and ``--human``: the console node added (and agents swapped), its address in the
+    run's announcement (for ``launch ui``) and printed once every node is up."""
+    from kernel.tools import console as ui
+
+    if args.backend != "local":
+        raise LaunchError(f"--ui and --human need the local backend (the console listens on this machine's "
+                          f"loopback), not --backend {args.backend}")
+    if args.ui is not None and not 0 <= args.ui <= 65535:
+        raise LaunchError(f"--ui {args.ui}: a port is a number from 1 to 65535 (or leave it out for a free one)")
+    for agent in args.human:
+        lf = ui.with_human(lf, agent)
+    for agent in args.takeover:
+        if agent in args.human:
+            raise LaunchError(f"--human {agent} and --takeover {agent}: choose one (--human: the person plays every "
+                              "step; --takeover: the agent plays until the person takes over)")
+        lf = ui.with_takeover(lf, agent)
+    port, token = args.ui or ui.free_port(), ui.new_token()
+    address = ui.url(port, token)
+    lf = ui.with_console(lf, port, token)
+
+    def announce_with_console(info: dict[str, Any], ipc_dir: Path) -> Callable[[], None]:
+        return announcing({**info, "console": address}, ipc_dir)
+
+    async def watch_with_console(kernel: Any) -> None:
+        console.print(f"[bold]console:[/] {address}", highlight=False, soft_wrap=True)
+        await watch(kernel)
+
+    return lf, announce_with_console, watch_with_console
+
+
+def _ui(args: argparse.Namespace) -> int:
+    """The console of a running graph: its own when it was started with --ui, else one served here
+    from the kernel's services alone (graph, counters, episodes, steering; no frames)."""
+    from kernel.tools import console as ui
+
+    info = _find_run(args.run)
+    if info.get("console"):
+        print(f"console: {info['console']}", flush=True)  # the command's answer: on stdout
+        return 0
+    from kernel.tools.console.standalone import serve_forever
+
+    port, token = args.port or ui.free_port(), ui.new_token()
+    console.print("the run has no console node, so this console shows no frames (start a run with `launch run --ui` "
+                  "for those); Ctrl-C ends this console, not the run", highlight=False, soft_wrap=True)
+    outlet.drain(console_s=1.0)
+    return serve_forever(info, port, token, lambda: print(f"console: {ui.url(port, token)}", flush=True))
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -220,7 +289,7 @@ def _report(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": _run, "validate": _validate, "graph": _graph, "ls": _ls, "describe": _describe, "ctl": _ctl,
-    "stats": _stats, "export": _export, "replay": _replay, "report": _report,
+    "stats": _stats, "ui": _ui, "export": _export, "replay": _replay, "report": _report,
 }
 """Every built-in ``launch`` command and the function that carries it out; a pack's command
 carries its own (``handler``, set by its ``add_parser``)."""
@@ -250,6 +319,9 @@ def _call_kernel(which: str | None, svc: str, body: Any) -> Any:
         return client.call(svc, body)
 
 
+_CONSOLE_EDGE = re.compile(r"-> console(-\d+)?/in\d+$")
+
+
 def _print_summary(summary: dict[str, Any]) -> None:
     ep = summary["episodes"]
     style = "green" if summary["status"] == "completed" else "red"
@@ -260,6 +332,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
         highlight=False, soft_wrap=True,
     )
     for edge in summary.get("stats", {}).get("edges", []):
+        if _CONSOLE_EDGE.search(edge["edge"]):
+            continue  # the console keeps only the newest of each output: its drops are by design (summary.json has them)
         if edge["dropped"]:
             console.print(f"[yellow]dropped[/] {edge['dropped']} of {edge['sent']} messages on {edge['edge']} "
                           f"(policy {edge['policy']})", highlight=False)

@@ -1,0 +1,144 @@
+"""The console's web app: Starlette routes for the page, its static files and one WebSocket.
+
+Every request and socket must carry the token (``?token=`` or the ``framebus_console`` cookie the
+page gets): none gives 401 (a socket is closed with code 4401), a wrong one 403 (4403). The socket
+speaks msgpack both ways: the server sends ``{"type": "batch", "items": {key: value}}`` with the
+newest value of each key the page has not had yet, and answers each ``{"id", "op", ...}`` a page
+sends with ``{"type": "reply", "id", "ok", ...}`` or ``{"type": "reply", "id", "ok": false,
+"error"}``, the error naming what was wrong.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+from pathlib import Path
+from typing import Any
+
+import msgpack
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, PlainTextResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from kernel.tools.console.hub import Hub, pack
+
+STATIC = Path(__file__).parent / "static"
+FILES = {"console.js": "text/javascript", "msgpack.js": "text/javascript", "console.css": "text/css",
+         "index.html": "text/html"}
+COOKIE = "framebus_console"
+
+
+def check_token(expected: str, given: str | None) -> int | None:
+    """None when ``given`` is the token; else the HTTP status to refuse with (401 none, 403 wrong)."""
+    if not given:
+        return 401
+    return None if hmac.compare_digest(given.encode(), expected.encode()) else 403
+
+
+def _given(conn: Request | WebSocket) -> str | None:
+    return conn.query_params.get("token") or conn.cookies.get(COOKIE)
+
+
+def build_app(hub: Hub, token: str) -> Starlette:
+    def refused(status: int) -> Response:
+        why = ("this console needs the token of its run: open the address `launch run --ui` or `launch ui` printed"
+               if status == 401 else "wrong token for this console: open the address `launch run --ui` or "
+               "`launch ui` printed")
+        return PlainTextResponse(why + "\n", status_code=status)
+
+    async def index(request: Request) -> Response:
+        if (status := check_token(token, _given(request))) is not None:
+            return refused(status)
+        response = FileResponse(STATIC / "index.html", media_type="text/html")
+        response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    async def static(request: Request) -> Response:
+        if (status := check_token(token, _given(request))) is not None:
+            return refused(status)
+        name = request.path_params["name"]
+        if name not in FILES:
+            return PlainTextResponse(f"no such file: {name!r} (the console serves {', '.join(FILES)})\n",
+                                     status_code=404)
+        return FileResponse(STATIC / name, media_type=FILES[name])
+
+    async def favicon(request: Request) -> Response:
+        if (status := check_token(token, _given(request))) is not None:
+            return refused(status)
+        return Response(status_code=204)
+
+    async def socket(ws: WebSocket) -> None:
+        if (status := check_token(token, _given(ws))) is not None:
+            await ws.close(code=4000 + status, reason="no token" if status == 401 else "wrong token")
+            return
+        await ws.accept()
+        page = hub.open_page()
+        sender = asyncio.get_running_loop().create_task(_send(ws, page))
+        try:
+            while True:
+                data = await ws.receive_bytes()
+                await ws.send_bytes(pack(await _answer(hub, data)))
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            hub.close_page(page)
+            sender.cancel()
+            await asyncio.gather(sender, return_exceptions=True)
+
+    return Starlette(routes=[Route("/", index), Route("/static/{name}", static), Route("/favicon.ico", favicon),
+                             WebSocketRoute("/ws", socket)])
+
+
+SEND_INTERVAL_S = 0.1
+"""A page gets at most one batch this often: what changes faster (a step record 60 times a second)
+is folded into the next batch as its newest value, so neither this process nor the browser spends
+its time on updates nobody can see."""
+
+
+async def _send(ws: WebSocket, page: Any) -> None:
+    try:
+        while True:
+            items = await page.take()
+            await ws.send_bytes(pack({"type": "batch", "items": items}))
+            page.sent += 1
+            await asyncio.sleep(SEND_INTERVAL_S)
+    except (WebSocketDisconnect, RuntimeError, ConnectionError):
+        pass
+
+
+async def _answer(hub: Hub, data: bytes) -> dict[str, Any]:
+    try:
+        msg = msgpack.unpackb(data, raw=False)
+    except Exception as exc:
+        return {"type": "reply", "id": None, "ok": False, "error": f"not a msgpack message: {exc}"}
+    if not isinstance(msg, dict):
+        return {"type": "reply", "id": None, "ok": False, "error": f"a message must be a map, not {type(msg).__name__}"}
+    try:
+        return {"type": "reply", "id": msg.get("id"), **await hub.command(msg)}
+    except Exception as exc:
+        return {"type": "reply", "id": msg.get("id"), "ok": False, "error": str(exc) or type(exc).__name__}
+
+
+async def serve(app: Starlette, port: int, host: str = "127.0.0.1") -> Any:
+    """Start uvicorn on this loop; returns the server (``should_exit = True`` stops it)."""
+    import uvicorn
+
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        raise ValueError(f"the console serves on loopback only, not on {host!r}")
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off", access_log=False,
+                            ws="auto")
+    server = uvicorn.Server(config)
+    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]  # the node owns signals
+    task = asyncio.get_running_loop().create_task(server.serve())
+    for _ in range(200):
+        if server.started or task.done():
+            break
+        await asyncio.sleep(0.025)
+    if task.done():
+        task.result()
+        raise RuntimeError(f"the console could not listen on {host}:{port}")
+    server.framebus_task = task  # type: ignore[attr-defined]
+    return server

@@ -1,0 +1,346 @@
+"""The live console (kernel/tools/console, docs/console.md): its pieces without a browser, then a
+real Chromium on the page of running Sokoban and hello graphs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from kernel import launchfile
+from kernel.launchfile import LaunchError
+from kernel.tools import console as ui
+from kernel.tools.console.app import check_token
+from kernel.tools.console.hub import Hub, Page, find_frame, jpeg
+from kernel.tools.report.shot import CHROMIUM_ARGS, chromium
+from tests.helpers import launch, launch_bg, wait_until
+
+
+def _lf(name: str) -> launchfile.LaunchFile:
+    return launchfile.load(launchfile.resolve_path(name))
+
+
+# ------------------------------------------------------------------------------------------------
+# pieces
+
+
+def test_token_none_is_401_wrong_is_403():
+    assert check_token("s3cret-token-0123456789", None) == 401
+    assert check_token("s3cret-token-0123456789", "") == 401
+    assert check_token("s3cret-token-0123456789", "nope") == 403
+    assert check_token("s3cret-token-0123456789", "s3cret-token-0123456789") is None
+
+
+def test_console_reads_every_output_latest_one_input_each():
+    lf = ui.with_console(_lf("hello"), 12345, "t" * 32)
+    spec = lf.node("console")
+    assert spec.uses == ui.CONSOLE_USES
+    assert spec.params["sources"] == ["env/obs", "env/step", "agent/action"]
+    assert {name: (i.sources, i.policy) for name, i in spec.inputs.items()} == {
+        "in0": (["env/obs"], "latest"), "in1": (["env/step"], "latest"), "in2": (["agent/action"], "latest")}
+    assert spec.params["humans"] == []
+
+
+def test_human_swaps_the_agent_and_lifts_the_deadline():
+    lf = ui.with_human(_lf("hello"), "agent")
+    assert ui.is_web_agent(lf.node("agent"))
+    assert lf.node("agent").inputs["obs"].sources == ["env/obs"]
+    assert lf.node("env").clock.deadline is None
+    assert ui.with_console(lf, 1, "t" * 32).node("console").params["humans"] == ["agent"]
+    with pytest.raises(LaunchError, match="no node 'agnet'.*env, agent, judge"):
+        ui.with_human(_lf("hello"), "agnet")
+    with pytest.raises(LaunchError, match="no 'obs' input"):
+        ui.with_human(_lf("hello"), "judge")
+
+
+def test_frames_are_found_and_shrunk():
+    import numpy as np
+    from PIL import Image
+    import io
+
+    frame = np.zeros((360, 640, 3), np.uint8)
+    assert find_frame({"frame": frame, "text": "x"}) is frame
+    assert find_frame({"text": "x", "small": np.zeros((4, 4), np.uint8)}) is None
+    data, size = jpeg(frame, 320, 70)
+    assert size == [640, 360]
+    assert Image.open(io.BytesIO(data)).size == (320, 180)
+
+
+def test_a_slow_page_loses_old_values_counted():
+    page = Page()
+    page.put("frame:env", 1)
+    page.put("frame:env", 2)
+    page.put("status", {})
+    assert page.dropped == 1
+    assert asyncio.run(page.take()) == {"frame:env": 2, "status": {}}
+
+
+def test_bad_page_requests_say_what_is_wrong():
+    async def call(node, svc, body):
+        return {"paused": True}
+
+    hub = Hub(call, run_dir=None, humans=["player"])
+
+    async def ask(msg):
+        try:
+            return await hub.command(msg)
+        except ValueError as exc:
+            return str(exc)
+
+    assert "unknown op 'jump'" in asyncio.run(ask({"op": "jump"}))
+    assert "unknown command 'pasue'" in asyncio.run(ask({"op": "ctl", "cmd": "pasue"}))
+    assert "at least 1 (got 0)" in asyncio.run(ask({"op": "ctl", "cmd": "step", "n": 0}))
+    assert "'agent' is no agent.web node" in asyncio.run(ask({"op": "act", "node": "agent", "action": "left"}))
+    assert asyncio.run(ask({"op": "ctl", "cmd": "pause"}))["ok"] is True
+
+
+def test_ui_needs_the_local_backend_and_a_real_port():
+    result = launch("run", "hello", "--ui", "70000")
+    assert result.returncode == 2 and "--ui 70000: a port is a number from 1 to 65535" in result.stdout + result.stderr
+    result = launch("run", "hello", "--human", "nobody")
+    assert result.returncode == 2 and "--human nobody: the graph has no node 'nobody'" in result.stdout + result.stderr
+
+
+# ------------------------------------------------------------------------------------------------
+# a real browser
+
+needs_chromium = pytest.mark.skipif(chromium() is None, reason="no Chromium on this machine")
+
+
+def _console_url(proc, timeout: float = 240) -> str:
+    found: list[str] = []
+
+    def printed() -> bool:
+        m = re.search(r"console: (http://127\.0\.0\.1:\d+/\?token=\S+)", proc.output())
+        if m:
+            found.append(m.group(1))
+        return bool(m) or proc.poll() is not None
+
+    assert wait_until(printed, timeout, 0.2), proc.output()[-3000:]
+    assert found, proc.output()[-3000:]
+    return found[0]
+
+
+def _stop(proc) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(60)
+        except Exception:
+            proc.kill()
+            proc.wait(10)
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def _sent(page, edge: str) -> int:
+    return int(page.get_attribute(f'#edges tr[data-edge="{edge}"]', "data-sent"))
+
+
+def _wait_sent_steady(page, edge: str, quiet_s: float = 2.5, timeout: float = 30) -> int:
+    """The edge's sent count once it has stayed the same for ``quiet_s`` (counters move a second late)."""
+    deadline = time.monotonic() + timeout
+    last, since = _sent(page, edge), time.monotonic()
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(250)
+        now = _sent(page, edge)
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet_s:
+            return now
+    raise AssertionError(f"{edge} kept moving for {timeout} s")
+
+
+@needs_chromium
+@pytest.mark.timeout(300)
+def test_sokoban_page_frames_pause_step_and_token(tmp_path: Path, browser):
+    proc = launch_bg("run", "sokoban_random", "--set", "env.frames=true", "--episodes", "1000", "--ui",
+                     "--out", str(tmp_path / "run"))
+    try:
+        url = _console_url(proc)
+        base = url.split("?")[0]
+        # refused without the token (401) and with a wrong one (403), the socket too
+        stranger = browser.new_context()
+        page = stranger.new_page()
+        assert page.goto(base).status == 401
+        assert page.goto(base + "?token=wrong").status == 403
+        assert page.goto(base + "static/console.js").status == 401
+        closed = page.evaluate("""(u) => new Promise((done) => {
+            const ws = new WebSocket(u); let got = 0;
+            ws.onmessage = () => got++; ws.onclose = (e) => done({code: e.code, got}); })""",
+                               base.replace("http", "ws") + "ws")
+        assert closed["got"] == 0 and closed["code"] != 1000
+        stranger.close()
+
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(url)
+        page.wait_for_selector("#env-env img.frame[data-serial]", timeout=60_000)
+        first = int(page.get_attribute("#env-env img.frame", "data-serial"))
+        page.wait_for_function(f"+document.querySelector('#env-env img.frame').dataset.serial > {first}",
+                               timeout=30_000)
+        assert page.locator("#env-env .obs-text").inner_text().startswith("#")  # the text rendering
+
+        edge = "env/step -> judge/step"
+        page.wait_for_selector(f'#edges tr[data-edge="{edge}"]')
+        page.click("#btn-pause")
+        page.wait_for_selector("#run-state[data-state=paused]")
+        paused_at = _wait_sent_steady(page, edge)
+        page.wait_for_timeout(2000)
+        assert _sent(page, edge) == paused_at, "a step happened while paused"
+
+        page.fill("#step-n", "3")
+        page.click("#btn-step")
+        page.wait_for_function(f"""+document.querySelector('#edges tr[data-edge="{edge}"]').dataset.sent >= {paused_at + 3}""",
+                               timeout=30_000)
+        assert _wait_sent_steady(page, edge) == paused_at + 3
+        assert page.locator("#run-state").get_attribute("data-state") == "paused"
+
+        page.keyboard.press("Shift+R")
+        page.wait_for_function(f"""+document.querySelector('#edges tr[data-edge="{edge}"]').dataset.sent > {paused_at + 10}""",
+                               timeout=30_000)
+        page.click("#btn-stop")
+        assert proc.wait(60) == 0
+        assert not errors, errors
+    finally:
+        _stop(proc)
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["status"] == "stopped"
+
+
+@needs_chromium
+@pytest.mark.timeout(300)
+def test_hello_played_from_the_page(tmp_path: Path, browser):
+    proc = launch_bg("run", "hello", "--episodes", "2", "--human", "agent", "--out", str(tmp_path / "run"))
+    try:
+        page = browser.new_page()
+        page.goto(_console_url(proc))
+        player = "#human-agent"
+        page.wait_for_selector(f"{player}[data-waiting=true]", timeout=60_000)
+        assert page.locator(f"{player} .actions button").all_inner_texts() == ["left", "right", "stay"]
+        # a bad typed action is refused with the actions on offer
+        page.fill(f"{player} input[name=action]", "jump")
+        page.press(f"{player} input[name=action]", "Enter")
+        page.wait_for_function("document.querySelector('#error').textContent.includes('jump')")
+        assert "left, right, stay" in page.locator("#error").inner_text()
+        # each episode: walk to the goal, in the first with the buttons, in the second with the arrow keys
+        sent = []
+        for episode, how in (("ep00000", "click"), ("ep00001", "key")):
+            card = f'{player}[data-waiting=true][data-episode="{episode}"]'
+            page.wait_for_selector(f'{card}[data-t="0"]', timeout=30_000)
+            at, goal = map(int, re.search(r"You are at (\d+) .* the goal is at (\d+)",
+                                          page.locator(f"{player} .human-text").inner_text()).groups())
+            move = "right" if goal > at else "left"
+            for t in range(abs(goal - at)):
+                page.wait_for_selector(f'{card}[data-t="{t}"]', timeout=30_000)
+                if how == "click":
+                    page.click(f"{player} button[data-action={move}]")
+                else:
+                    page.keyboard.press("ArrowRight" if move == "right" else "ArrowLeft")
+                sent.append(move)
+            if episode == "ep00000":
+                page.wait_for_selector('#episodes tr[data-episode="ep00000"]', timeout=30_000)
+                assert "success=1" in page.locator('#episodes tr[data-episode="ep00000"]').inner_text()
+        assert proc.wait(90) == 0, proc.output()[-3000:]
+    finally:
+        _stop(proc)
+    run = tmp_path / "run"
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["status"] == "completed" and summary["episodes"]["completed"] == 2
+    records = [json.loads(line) for line in (run / "steps" / "agent.jsonl").read_text().splitlines()]
+    assert [r["sent"] for r in records] == sent
+    assert {r["decided_by"] for r in records} == {"human"}
+
+
+def test_takeover_rewrite_keeps_the_agent_as_auto():
+    lf = ui.with_takeover(_lf("hello"), "agent")
+    web, auto = lf.node("agent"), lf.node("agent-auto")
+    assert ui.is_web_agent(web) and web.params == {"auto": True}
+    assert web.inputs["auto"].sources == ["agent-auto/action"] and web.inputs["obs"].sources == ["env/obs"]
+    assert auto.uses == "hello.agent" and auto.inputs["obs"].sources == ["env/obs"]
+    assert lf.node("env").inputs["action"].sources == ["agent/action"]
+    with pytest.raises(LaunchError, match="--takeover judge: that node has no 'obs' input"):
+        ui.with_takeover(_lf("hello"), "judge")
+
+
+@needs_chromium
+@pytest.mark.timeout(300)
+def test_take_over_an_agent_mid_episode_and_hand_back(tmp_path: Path, browser):
+    proc = launch_bg("run", "hello", "--episodes", "100000", "--takeover", "agent", "--out", str(tmp_path / "run"))
+    try:
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(_console_url(proc))
+        player = "#human-agent"
+        page.wait_for_selector(f"{player} .mode[data-mode=auto] button.mode-toggle", timeout=60_000)
+        page.click(f"{player} button.mode-toggle")  # take over
+        page.wait_for_selector(f"{player}[data-waiting=true] .mode[data-mode=human]", timeout=30_000)
+        for _ in range(2):
+            t = int(page.get_attribute(player, "data-t"))
+            episode = page.get_attribute(player, "data-episode")
+            page.keyboard.press("Space")  # hello's idle action: stay
+            page.wait_for_function(f"""(() => {{ const c = document.querySelector('{player}');
+                return c.dataset.waiting === 'true' && (c.dataset.t !== '{t}' || c.dataset.episode !== '{episode}'); }})()""",
+                                   timeout=30_000)
+        page.keyboard.press("Shift+T")  # hand back
+        page.wait_for_selector(f"{player} .mode[data-mode=auto]", timeout=30_000)
+        page.wait_for_function("document.querySelector('#progress').textContent.match(/episodes ([1-9]\\d*)\\//)",
+                               timeout=60_000)
+        page.click("#btn-stop")
+        assert proc.wait(60) == 0, proc.output()[-3000:]
+        assert not errors, errors
+    finally:
+        _stop(proc)
+    records = [json.loads(line) for line in (tmp_path / "run" / "steps" / "agent.jsonl").read_text().splitlines()]
+    by = [r["decided_by"] for r in records]
+    first_human = by.index("human")
+    assert by[first_human:first_human + 2] == ["human", "human"]
+    assert set(by[:first_human]) == {"agent-auto"} and "agent-auto" in by[first_human + 2:]
+    assert [r["sent"] for r in records if r["decided_by"] == "human"] == ["stay", "stay"]
+
+
+@needs_chromium
+@pytest.mark.timeout(300)
+def test_launch_ui_attaches_to_a_running_graph(tmp_path: Path, browser):
+    from tests.helpers import LONG_HELLO
+
+    with_ui = launch_bg("run", *LONG_HELLO, "--ui", "--out", str(tmp_path / "a"))
+    plain_run = launch_bg("run", *LONG_HELLO, "--out", str(tmp_path / "b"))
+    attached = None
+    try:
+        url = _console_url(with_ui)
+        assert wait_until(lambda: "running hello" in plain_run.output(), 240, 0.2), plain_run.output()[-2000:]
+        # a run with a console: `launch ui` prints its address
+        printed = launch("ui", str(tmp_path / "a"))
+        assert printed.returncode == 0 and url in printed.stdout.replace("\n", "")
+        # a run without one: `launch ui` serves a console from the kernel's services (no frames)
+        attached = launch_bg("ui", str(tmp_path / "b"))
+        page = browser.new_page()
+        page.goto(_console_url(attached, 60))
+        page.wait_for_selector('#nodes tr[data-node="env"]', timeout=30_000)
+        page.click("#btn-pause")
+        page.wait_for_selector("#run-state[data-state=paused]", timeout=30_000)
+        status = launch("ctl", "status", "--run", str(tmp_path / "b"))
+        assert json.loads(status.stdout)["paused"] is True
+        page.click("#btn-stop")
+        assert plain_run.wait(60) == 0
+        assert attached.wait(30) == 0  # the console ends with its run
+    finally:
+        for proc in (with_ui, plain_run, attached):
+            if proc is not None:
+                _stop(proc)
