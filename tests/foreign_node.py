@@ -137,6 +137,7 @@ class ForeignNode:
         self.ctx = zmq.Context()
         self.state = "starting"
         self.heartbeat = 0.5
+        self.grace = 3.0
         self.max_bytes = 64 * 1024 * 1024
         self.last_kernel = time.monotonic()
         self.welcomed = False
@@ -221,7 +222,7 @@ class ForeignNode:
             now = time.monotonic()
             if now - self.last_tap_flush >= 0.1:
                 self.flush_taps()
-            limit = max(3.0, 6 * self.heartbeat)
+            limit = max(self.grace, 6 * self.heartbeat)
             if now - self.last_kernel > limit:
                 log(f"{self.id}: no heartbeat from the kernel for {limit:.1f} s; exiting")
                 self.close()
@@ -274,6 +275,7 @@ class ForeignNode:
     def configure(self, welcome):
         self.welcomed = True
         self.heartbeat = float(welcome.get("heartbeat", self.heartbeat))
+        self.grace = float(welcome.get("grace", self.grace))
         self.max_bytes = int(welcome.get("max_message_bytes", self.max_bytes))
         for name, spec in (welcome.get("inputs") or {}).items():
             self.input_policy[name] = spec["policy"]

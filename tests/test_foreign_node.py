@@ -93,7 +93,7 @@ async def test_stopping_the_harness_ends_the_foreign_process():
 
 async def test_foreign_node_exits_when_the_kernel_goes_silent():
     # no probe here: the probe runs inside this test process and would os._exit on the same silence
-    async with Harness(quiet=True) as h:
+    async with Harness(quiet=True, grace=3.0) as h:  # the welcome's grace: how long silence is borne
         add_foreign(h)
         await h.start()
         h.kernel._hb_task.cancel()  # the kernel stops talking, as if it had hung

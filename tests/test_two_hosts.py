@@ -33,13 +33,27 @@ def _why_not() -> str | None:
 pytestmark = pytest.mark.skipif(_why_not() is not None, reason=str(_why_not()))
 
 
+def _ray_left(ray_tmp: Path) -> list[int]:
+    """Processes still running from this fixture's Ray (their command line names its temp dir)."""
+    left = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if str(ray_tmp).encode() in (entry / "cmdline").read_bytes():
+                    left.append(int(entry.name))
+            except OSError:
+                continue
+    return left
+
+
 @pytest.fixture
 def hosts():
     """Hosts A and B with a Ray head and worker; afterwards no namespace, Ray process or link is left,
     whether the test passed or not."""
     tag = f"{os.getpid() % 100000}"
     ray_tmp = Path(f"/tmp/fbray{tag}")  # Ray's socket paths under it must stay within AF_UNIX's 107 bytes
-    env = {**launch_env(), "FB_HOST_A": f"fbA{tag}", "FB_HOST_B": f"fbB{tag}", "FB_RAY_TMP": str(ray_tmp),
+    env = {**launch_env(), "FB_HOST_A": f"fbA{tag}", "FB_HOST_B": f"fbB{tag}", "FB_HOST_C": f"fbC{tag}",
+           "FB_SWITCH": f"fbS{tag}", "FB_RAY_TMP": str(ray_tmp),
            "FB_RAY": str(Path(sys.executable).parent / "ray"), "FB_LAUNCH": f"{sys.executable} -m kernel.tools.cli",
            "RAY_AUTH_MODE": "disabled"}
     up = subprocess.run(["bash", str(SCRIPT), "up"], env=env, capture_output=True, text=True, timeout=180)
@@ -50,7 +64,8 @@ def hosts():
         down = subprocess.run(["bash", str(SCRIPT), "down"], env=env, capture_output=True, text=True, timeout=120)
         names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
         assert down.returncode == 0, down.stderr
-        assert env["FB_HOST_A"] not in names and env["FB_HOST_B"] not in names, names
+        assert not any(env[k] in names for k in ("FB_HOST_A", "FB_HOST_B", "FB_HOST_C", "FB_SWITCH")), names
+        assert not _ray_left(ray_tmp), f"Ray processes left behind: {_ray_left(ray_tmp)}"
 
 
 def test_env_on_host_a_agent_and_judge_on_host_b_complete_with_curve(hosts: dict[str, str], tmp_path: Path) -> None:
@@ -71,3 +86,140 @@ def test_env_on_host_a_agent_and_judge_on_host_b_complete_with_curve(hosts: dict
     bus = summary["bus"]  # off the machine's loopback, the bus is TCP on host A's address, under CURVE
     assert bus["transport"] == "tcp" and bus["endpoint"].startswith("tcp://198.18.0.1:") and bus["curve"] is True
     assert bus["curve_refused"] == 0
+
+
+def _completed(run_dir: Path) -> int:
+    db = run_dir / "results.sqlite"
+    if not db.exists():
+        return 0
+    import sqlite3
+
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+    try:
+        return con.execute("SELECT count(*) FROM episodes WHERE status = 'completed'").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+    finally:
+        con.close()
+
+
+def test_a_five_second_partition_costs_time_not_nodes_or_scores(hosts: dict[str, str], tmp_path: Path) -> None:
+    """The link between the hosts goes down for 5 s mid-run. Nodes bear the silence (bus.grace, 30 s),
+    the env's lockstep deadline (2 s here, default action `stay`) is not applied to the agent that is
+    merely cut off, so every episode scores as without the blip (hello's rule agent: 100), with no
+    restart, and the env's clock counts the stall."""
+    import time
+
+    from tests.helpers import wait_until
+
+    lf = tmp_path / "two.yaml"
+    lf.write_text("include: [hello.yaml]\nnodes:\n"  # a 2 s deadline: the 5 s blip surely outlasts it
+                  "  - id: env\n    resources: {custom: {hostA: 0.1}}\n"
+                  "    clock: {mode: lockstep, deadline: 2.0, default_action: stay}\n"
+                  "  - id: agent\n    resources: {custom: {hostB: 0.1}}\n"
+                  "  - id: judge\n    resources: {custom: {hostB: 0.1}}\n")
+    out = tmp_path / "run"
+    log = (tmp_path / "launch.out").open("w")
+    proc = subprocess.Popen(["bash", str(SCRIPT), "run", "run", str(lf), "--backend", "ray", "--address",
+                             "198.18.0.1:6379", "--episodes", "400", "--out", str(out)],
+                            env=hosts, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
+    try:
+        assert wait_until(lambda: _completed(out) >= 20, 120, 0.5), (tmp_path / "launch.out").read_text()[-3000:]
+        before = _completed(out)
+        t = time.monotonic()
+        blip = subprocess.run(["bash", str(SCRIPT), "blip", "5"], env=hosts, capture_output=True, text=True, timeout=30)
+        assert blip.returncode == 0, blip.stderr
+        assert time.monotonic() - t >= 5
+        assert proc.wait(timeout=400) == 0, (tmp_path / "launch.out").read_text()[-3000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        log.close()
+    assert before < 400, "the run ended before the blip: make it longer"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "completed" and summary["episodes"]["completed"] == 400, summary["reason"]
+    assert all(n["restarts"] == 0 and n["exit_code"] == 0 for n in summary["nodes"].values()), summary["nodes"]
+    clock = summary["nodes"]["env"]["clock"]
+    assert clock["timeouts"] == 0 and clock["stalls"] >= 1 and clock["stalled_s"] > 1.0, clock
+    import sqlite3
+
+    con = sqlite3.connect(out / "results.sqlite")
+    scores = [v for (v,) in con.execute("SELECT value FROM metrics WHERE key = 'score'")]
+    retries = [r for (r,) in con.execute("SELECT retries FROM episodes")]
+    con.close()
+    assert len(scores) == 400 and set(scores) == {100.0} and set(retries) == {0}
+
+
+OUTSIDER = """
+import json, sys, zmq
+from kernel.bus import protocol
+from kernel.bus.curve import KeyPair, client
+kernel, inbox, server = sys.argv[1:4]
+stranger = KeyPair.generate()
+answers = {}
+for name, endpoint, dst, kind, topic in [
+        ("register", kernel, "kernel", protocol.CTL, "hello"),      # join the graph as its agent
+        ("stop", kernel, "kernel", protocol.REQ, "ctl.stop"),       # stop the run
+        ("status", kernel, "kernel", protocol.REQ, "status"),       # read what runs
+        ("data", inbox, "env", protocol.DATA, "action"),            # feed the env an action
+]:
+    for keys in (None, stranger):
+        sock = zmq.Context.instance().socket(zmq.DEALER)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.setsockopt(zmq.IDENTITY, b"agent")
+        if keys is not None:
+            client(sock, keys, server)
+        sock.connect(endpoint)
+        sock.send_multipart(protocol.encode(kind, "agent", topic, {}, dst=dst, cid=1))
+        answers[f"{name}/{'stranger' if keys else 'plain'}"] = bool(sock.poll(1500))
+        sock.close()
+print(json.dumps(answers))
+"""
+
+
+def test_an_outsider_on_the_link_can_neither_join_steer_nor_feed_the_graph(hosts: dict[str, str],
+                                                                         tmp_path: Path) -> None:
+    """Host C is on the same link but in no cluster. Without the run's keys, plain or with a key of its
+    own (and the server's public key, which is no secret), it gets no answer from the kernel or an
+    inbox: not as a node saying hello, not a stop, not a status, not a data message. The run goes
+    on to the end, and its summary counts the refused handshakes."""
+    from tests.helpers import announced, wait_until
+
+    lf = tmp_path / "two.yaml"
+    lf.write_text("include: [hello.yaml]\nnodes:\n"
+                  "  - id: env\n    resources: {custom: {hostA: 0.1}}\n"
+                  "  - id: agent\n    resources: {custom: {hostB: 0.1}}\n    params: {think_s: 0.02}\n"
+                  "  - id: judge\n    resources: {custom: {hostB: 0.1}}\n")
+    out = tmp_path / "run"
+    log = (tmp_path / "launch.out").open("w")
+    proc = subprocess.Popen(["bash", str(SCRIPT), "run", "run", str(lf), "--backend", "ray", "--address",
+                             "198.18.0.1:6379", "--episodes", "150", "--out", str(out)],
+                            env=hosts, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
+    try:
+        assert wait_until(lambda: _completed(out) >= 5, 120, 0.5), (tmp_path / "launch.out").read_text()[-3000:]
+        info = announced(out)
+        assert info is not None
+        status = subprocess.run(["bash", str(SCRIPT), "run", "ctl", "status", "--run", str(out)], env=hosts,
+                                capture_output=True, text=True, timeout=60)
+        assert status.returncode == 0, status.stderr
+        inbox = json.loads(status.stdout)["nodes"]["env"]["inbox"]
+        assert inbox.startswith("tcp://198.18.0.1:")
+        res = subprocess.run(["bash", str(SCRIPT), "on", "C", sys.executable, "-c", OUTSIDER, info["endpoint"], inbox,
+                              info["curve"]["server"]], env=hosts, capture_output=True, text=True, timeout=120)
+        assert res.returncode == 0, res.stderr[-3000:]
+        answers = json.loads(res.stdout)
+        assert answers and not any(answers.values()), answers
+        assert proc.wait(timeout=300) == 0, (tmp_path / "launch.out").read_text()[-3000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        log.close()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "completed" and summary["episodes"]["completed"] == 150
+    assert summary["bus"]["curve"] is True
+    # the stranger's key reached the kernel's key check three times (register, stop, status); at the
+    # env's inbox it did not get that far (each inbox has its own server key, which C does not know)
+    assert summary["bus"]["curve_refused_by"] == {"kernel": 3}, summary["bus"]
+    assert not summary["stats"]["decode_errors"]

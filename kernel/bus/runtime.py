@@ -76,6 +76,7 @@ class NodeRuntime:
         self.run_dir: str | None = None
         self.max_bytes = protocol.DEFAULT_MAX_MESSAGE_BYTES
         self.heartbeat = 0.5
+        self.grace = 3.0  # until the welcome says the run's (bus.grace): a kernel never reached is not waited for
         self.queues: dict[str, InputQueue] = {}
         self._in_routes: dict[tuple[str, str], list[str]] = {}  # (src node, output) -> my inputs
         self.playing: str | None = None  # the episode this driver was dealt last
@@ -98,7 +99,9 @@ class NodeRuntime:
             "start": lambda _: self._started.set(), "stop": lambda _: self._stop.set(),
             "pause": lambda _: self.clock.pause(), "resume": lambda _: self.clock.resume(),
             "step": lambda body: self.clock.step(int(body.get("n", 1))), "abandon": self._abandon,
+            "hb": self._on_kernel_hb,
         }
+        self._quiet: dict[str, float] = {}  # nodes the kernel has not heard from lately (its last hb)
         self.summary_sections: dict[str, dict[str, Any]] = {}  # merged into summary.json by the kernel
         self.services: dict[str, Callable[..., Any]] = {}
         self.handlers: dict[str, Callable[[Message], Awaitable[None]]] = {}
@@ -268,6 +271,7 @@ class NodeRuntime:
         self.run_dir = w.get("run_dir")
         self.max_bytes = int(w.get("max_message_bytes", self.max_bytes))
         self.heartbeat = float(w.get("heartbeat", self.heartbeat))
+        self.grace = float(w.get("grace", self.grace))
         for name, spec in (w.get("inputs") or {}).items():
             sources = spec["sources"]
             size = spec["size"] * (len(sources) if spec["policy"] == "block" else 1)
@@ -278,7 +282,7 @@ class NodeRuntime:
             for src in sources:
                 node, output = src.split("/", 1)
                 self._in_routes.setdefault((node, output), []).append(name)
-        self.clock = Clock(w.get("clock"), self.queue, self.sources)
+        self.clock = Clock(w.get("clock"), self.queue, self.sources, cut_off=self.cut_off)
         run_tag = os.path.basename(os.environ.get("FRAMEBUS_IPC_DIR", "fb-local"))
         self.links.configure(w.get("outputs") or {}, f"{run_tag}-{self.id}-{os.getpid()}")
         tracing.configure(w.get("trace"), self.id, self.run_dir)
@@ -410,6 +414,16 @@ class NodeRuntime:
             await asyncio.sleep(self.heartbeat)
             self._send_ctl("hb", {"state": self.state, "stats": self.stats()})
 
+    def _on_kernel_hb(self, body: dict[str, Any]) -> None:
+        quiet = body.get("quiet")
+        self._quiet = {str(k): v for k, v in quiet.items()} if isinstance(quiet, dict) else {}
+
+    def cut_off(self, node: str) -> bool:
+        """Whether ``node`` is out of reach rather than slow: the kernel has not heard from it for
+        three heartbeats, or this node has not heard from the kernel for as long (then it cannot tell,
+        and a partition is the likelier story)."""
+        return node in self._quiet or time.monotonic() - self._last_kernel > 3 * self.heartbeat
+
     async def _watchdog(self) -> None:
         """Exit when the kernel is gone: no node outlives its graph.
 
@@ -420,7 +434,7 @@ class NodeRuntime:
         parent = os.getppid()
         while True:
             await asyncio.sleep(0.25)
-            limit = max(3.0, 6 * self.heartbeat)  # the heartbeat comes with the welcome
+            limit = max(self.grace, 6 * self.heartbeat)  # both come with the welcome (bus.grace, bus.heartbeat)
             orphaned = self.exit_on_orphan and os.getppid() != parent
             if orphaned or time.monotonic() - self._last_kernel > limit:
                 why = "the process that started it is gone" if orphaned else \

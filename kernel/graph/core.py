@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,7 @@ class NodeState:
     features: dict[str, Any] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    heard: float = 0.0  # time.monotonic() of its last message: how long it has been silent
 
 
 class Kernel:
@@ -219,6 +221,8 @@ class Kernel:
             if msg.kind == CTL and msg.topic == "hello":  # a misconfigured node waits for an answer
                 self._send(identity, CTL, "reject", {"error": error})  # it waits for an answer, then exits
             return
+        if st is not None:
+            st.heard = time.monotonic()
         if msg.kind == REQ:
             self._serve(identity, msg)
         elif st is None:
@@ -315,6 +319,7 @@ class Kernel:
                       if s.inbox and s.state != "failed"},
             "clock": spec.clock.model_dump() if spec.clock else None,
             "heartbeat": self.lf.bus.heartbeat,
+            "grace": self.lf.bus.grace,
             "max_message_bytes": self.lf.bus.max_message_bytes,
             "trace": self.trace,
             "run_dir": str(self.run_dir),
@@ -482,10 +487,19 @@ class Kernel:
             decode_errors["kernel"] = dict(self.bad.counts)
         return {"edges": edges, "decode_errors": decode_errors}
 
+    def quiet_nodes(self) -> dict[str, float]:
+        """Connected nodes not heard from for over three heartbeats, with their silence in seconds:
+        an environment's lockstep clock waits for such an agent instead of applying its default
+        action (it is cut off, not slow)."""
+        now, limit = time.monotonic(), 3 * self.lf.bus.heartbeat
+        return {n: round(now - s.heard, 2) for n, s in self.nodes.items()
+                if s.state in CONNECTED and s.heard and now - s.heard > limit}
+
     async def _heartbeats(self) -> None:
         while True:
             await asyncio.sleep(self.lf.bus.heartbeat)
-            self.broadcast("hb", {})
+            quiet = self.quiet_nodes()
+            self.broadcast("hb", {"quiet": quiet} if quiet else {})
             if self._asks:
                 self._answer_asks()  # a restarted node came back (it says ready on the control path)
 

@@ -96,6 +96,10 @@ class BusSpec(_Strict):
     host: str = "127.0.0.1"
     max_message_bytes: int = Field(default=64 * 1024 * 1024, ge=1)
     heartbeat: float = Field(default=0.5, gt=0)
+    # Seconds a node goes on without a word from the kernel (a network partition, a stalled
+    # launcher) before it exits; like Ray's node-death detection, longer than a blip. A dead launcher
+    # takes its local nodes along at once regardless (PR_SET_PDEATHSIG, the parent pid).
+    grace: float = Field(default=30.0, gt=0)
     curve: bool | CurveSpec | None = None  # None: on exactly when tcp leaves the machine
     insecure: bool = False
 

@@ -6,7 +6,9 @@ An environment node asks its clock for the actions of step ``t``::
     actions = await self.clock.actions(t)      # {agent_id: action body}
 
 * lockstep: waits until every agent in ``wait_for`` answered step ``t`` (the game is paused while
-  the model thinks); after ``deadline`` seconds a missing agent gets ``default_action``;
+  the model thinks); after ``deadline`` seconds a missing agent gets ``default_action``, unless
+  it is cut off (a network partition: the kernel has not heard from it either): then the world
+  waits, counting a stall, and the agent gets a fresh deadline once it is heard from again;
 * realtime: waits only for the next frame at ``fps``; the newest action of each agent wins, and the
   clock records how many frames each decision took to arrive.
 
@@ -25,12 +27,16 @@ from kernel.bus.inputs import InputQueue
 from kernel.sdk.node import EpisodeAbandoned
 
 
+STALL_CHECK_S = 0.25  # how often a stalled step looks again whether its agents are back
+
+
 class Clock:
     def __init__(
         self,
         spec: dict[str, Any] | None,
         queue: Callable[[str], InputQueue],
         sources: Callable[[str], list[str]],
+        cut_off: Callable[[str], bool] | None = None,
     ) -> None:
         spec = spec or {}
         self.mode: str = spec.get("mode") or "free"
@@ -40,6 +46,7 @@ class Clock:
         self.default_action: Any = spec.get("default_action")
         self._queue = queue
         self._sources = sources
+        self._cut_off = cut_off or (lambda node: False)
         self._running = asyncio.Event()
         self._running.set()
         self._budget = 0  # steps allowed while paused (launch ctl step N)
@@ -51,6 +58,8 @@ class Clock:
         self.timeouts = 0
         self.stale = 0
         self.late_frames = 0
+        self.stalls = 0  # lockstep steps that waited past the deadline for an agent that was cut off
+        self.stalled_s = 0.0
         self.step_span = tracing.OpenSpan()
         self.abandoned: str | None = None  # why the episode being played was returned to the deck
         self._wait: asyncio.Timeout | None = None  # the step being waited for (lockstep)
@@ -132,22 +141,41 @@ class Clock:
             return {}
         queue = self._queue(input)
         got: dict[str, Any] = {}
-        try:
-            # One timer for the whole step (unlike wait_for, no task per message); abandon() fires it early.
-            async with asyncio.timeout(self.deadline) as self._wait:
-                while len(got) < len(agents):
-                    msg = await queue.get()
-                    if msg.src not in agents:
-                        continue
-                    if msg.step is not None and msg.step != step:
-                        self.stale += 1  # an answer to an earlier step that came after its deadline
-                        continue
-                    got[msg.src] = msg.body
-                    self._parent = self._parent or msg.traceparent
-        except TimeoutError:
-            self._check_abandoned()  # woken by abandon(): the episode ends here, not with defaults
-        finally:
-            self._wait = None
+        loop = asyncio.get_running_loop()
+        until = None if self.deadline is None else loop.time() + self.deadline
+        stalled_since: float | None = None
+        while len(got) < len(agents):
+            try:
+                # One timer per wait (unlike wait_for, no task per message); abandon() fires it early.
+                async with asyncio.timeout_at(until) as self._wait:
+                    while len(got) < len(agents):
+                        msg = await queue.get()
+                        if msg.src not in agents:
+                            continue
+                        if msg.step is not None and msg.step != step:
+                            self.stale += 1  # an answer to an earlier step that came after its deadline
+                            continue
+                        got[msg.src] = msg.body
+                        self._parent = self._parent or msg.traceparent
+            except TimeoutError:
+                self._check_abandoned()  # woken by abandon(): the episode ends here, not with defaults
+                now = loop.time()
+                if any(self._cut_off(a) for a in agents if a not in got):
+                    if stalled_since is None:  # the deadline is for slow agents, not lost links
+                        stalled_since = now
+                        self.stalls += 1
+                    until = now + STALL_CHECK_S
+                    continue
+                if stalled_since is not None:  # heard from again: a whole deadline from now
+                    self.stalled_s += now - stalled_since
+                    stalled_since = None
+                    until = now + (self.deadline or 0.0)
+                    continue
+                break
+            finally:
+                self._wait = None
+        if stalled_since is not None:
+            self.stalled_s += loop.time() - stalled_since
         for agent in agents:
             if agent not in got:
                 self.timeouts += 1
@@ -185,6 +213,8 @@ class Clock:
             "timeouts": self.timeouts,
             "stale": self.stale,
             "late_frames": self.late_frames,
+            "stalls": self.stalls,
+            "stalled_s": round(self.stalled_s, 3),
             "frames_per_decision": {str(k): v for k, v in sorted(self.frames_per_decision.items())},
             "mean_frames_per_decision": mean,
         }

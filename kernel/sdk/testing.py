@@ -54,11 +54,12 @@ def node_spec(node_id: str, uses: str | None, params: Mapping[str, Any] | None,
 
 class Harness:
     def __init__(self, *, episodes: int | None = None, seed: int = 0, heartbeat: float = 0.2,
-                 max_message_bytes: int | None = None, trace: str | None = None,
+                 grace: float | None = None, max_message_bytes: int | None = None, trace: str | None = None,
                  run_dir: Path | None = None, quiet: bool = False) -> None:
         self.specs: list[NodeSpec] = []
         self.run_spec = RunSpec(episodes=episodes, seed=seed)
-        self.bus = BusSpec(heartbeat=heartbeat, **({"max_message_bytes": max_message_bytes} if max_message_bytes else {}))
+        self.bus = BusSpec(heartbeat=heartbeat, **({"max_message_bytes": max_message_bytes} if max_message_bytes else {}),
+                           **({"grace": grace} if grace is not None else {}))
         self.trace = trace
         self._own_dir = run_dir is None
         self.run_dir = run_dir or Path(tempfile.mkdtemp(prefix="fbtest-"))
