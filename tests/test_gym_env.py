@@ -225,3 +225,19 @@ def test_the_node_class_is_what_gym_env_names():
     from kernel.sdk.registry import load_node_class
 
     assert load_node_class("gym.env") is GymEnv
+
+
+def test_bench_gym_prints_one_object_with_the_bus_and_raw_numbers_side_by_side():
+    import subprocess
+    import sys
+
+    from tests.helpers import launch_env
+
+    result = subprocess.run([sys.executable, str(ROOT / "bench" / "gym.py"), "--json", "--steps", "200", "--only", "cartpole"],
+                            env=launch_env(), capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    for key in ("cartpole_in_process_steps_per_s", "cartpole_node_steps_per_s", "cartpole_bus_added_us_p50",
+                "cartpole_raw_rtt_us_p50", "cartpole_bus_added_vs_raw_rtt_ratio"):
+        assert out[key] > 0, key
+    assert out["cartpole_node_steps"] > 150
