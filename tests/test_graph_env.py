@@ -67,3 +67,51 @@ def test_a_graph_without_the_agent_or_its_obs_is_refused():
         GraphEnv("hello.yaml", agent="player")
     with pytest.raises(GraphError, match="no 'obs' input"):
         GraphEnv("hello.yaml", agent="judge")
+
+
+# --- GraphParallelEnv: every agent node played by the caller, as a PettingZoo ParallelEnv ---------------------
+from pettingzoo.test import parallel_api_test, parallel_seed_test  # noqa: E402
+
+from kernel.gym import GraphParallelEnv  # noqa: E402
+
+FOOTBALL = pytest.mark.skipif(importlib.util.find_spec("gfootball") is None, reason="gfootball is not installed")
+PARALLEL = ["hello.yaml", "sokoban_random.yaml", pytest.param("football_multiagent.yaml", marks=FOOTBALL),
+            pytest.param("football_random.yaml", marks=FOOTBALL)]
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("launch_file", PARALLEL)
+def test_pettingzoo_parallel_api_and_seed_tests_pass_on_bundled_graphs(launch_file):
+    env = GraphParallelEnv(launch_file)
+    try:
+        parallel_api_test(env, num_cycles=20)
+    finally:
+        env.close()
+    made: list[GraphParallelEnv] = []
+
+    def make() -> GraphParallelEnv:
+        made.append(GraphParallelEnv(launch_file))
+        return made[-1]
+
+    try:
+        parallel_seed_test(make, num_cycles=10)
+    finally:
+        for env in made:
+            env.close()
+
+
+@FOOTBALL
+@pytest.mark.timeout(300)
+def test_multiagent_football_keys_by_agent_node_and_leaves_the_model_unstarted():
+    env = GraphParallelEnv("football_multiagent.yaml")
+    try:
+        assert env.possible_agents == ["llm_a", "llm_b", "rnd_a", "rnd_b"] and env.dropped == ["model"]
+        assert "model" not in env.supervisor.procs and "judge" in env.supervisor.procs
+        obs, infos = env.reset(seed=0)
+        assert set(obs) == set(env.possible_agents) and all(isinstance(o, str) and o for o in obs.values())
+        idle = env.actions.index("idle") if "idle" in env.actions else 0
+        obs, rewards, terms, truncs, infos = env.step({a: idle for a in env.agents})
+        assert set(rewards) == set(env.possible_agents) and not any(terms.values())
+        assert all(info["action"] == env.actions[idle] for info in infos.values())
+    finally:
+        env.close()
