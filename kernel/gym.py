@@ -234,14 +234,25 @@ class _Graph:
         try:
             return self.stands[agent].received[name].get(timeout=self.timeout)
         except queue.Empty:
+            self._check_sent()
             raise GraphError(f"nothing arrived on {agent}.{name} within {self.timeout:.0f} s "
                              f"(logs: {self._run_dir / 'logs'})") from None
 
     def publish(self, actions: dict[str, Any]) -> None:
-        async def send() -> None:
-            await asyncio.gather(*(self.stands[a].publish("action", body, step=self.t) for a, body in actions.items()))
+        """Send the actions without waiting for the loop to have sent them (the reply is what the
+        caller waits for); a send that failed is raised at the next publish."""
+        self._check_sent()
+        step = self.t
 
-        self.call(send(), self.timeout)
+        async def send() -> None:
+            await asyncio.gather(*(self.stands[a].publish("action", body, step=step) for a, body in actions.items()))
+
+        self._sent = asyncio.run_coroutine_threadsafe(send(), self._loop)
+
+    def _check_sent(self) -> None:
+        sent = getattr(self, "_sent", None)
+        if sent is not None and sent.done() and sent.exception() is not None:
+            raise GraphError(f"sending the actions failed: {sent.exception()}")
 
     def next_obs(self) -> dict[str, dict[str, Any]]:
         """The next observation of every agent (each stand hears the env's obs once)."""
