@@ -391,7 +391,8 @@ class GraphParallelEnv(ParallelEnv):
     metadata = {"render_modes": [], "name": "framebus_graph", "is_parallelizable": True}
 
     def __init__(self, launch_file: str | Path, agents: Sequence[str] | None = None, *, sets: Sequence[str] = (),
-                 episodes: int = 1_000_000, timeout: float = 120.0, max_text: int = 65536) -> None:
+                 episodes: int = 1_000_000, timeout: float = 120.0, max_text: int = 65536,
+                 max_actions: int = 16) -> None:
         if ParallelEnv is object:
             raise GraphError("GraphParallelEnv needs pettingzoo: pip install pettingzoo (setup.sh installs it)")
         self.graph = _Graph(launch_file, agents, sets=sets, episodes=episodes, timeout=timeout)
@@ -399,10 +400,8 @@ class GraphParallelEnv(ParallelEnv):
         self.agents: list[str] = []
         self.dropped, self.supervisor = self.graph.dropped, self.graph.supervisor
         self.actions: list[str] = list(self.graph.described.get("actions") or [])
-        if not self.actions:
-            raise GraphError(f"the env node {self.graph.env_id!r} describes no actions; GraphParallelEnv plays "
-                             "the described action names")
-        self._action_space = spaces.Discrete(len(self.actions))
+        self.dynamic = not self.actions  # as in GraphEnv: index the current observation's actions
+        self._action_space = spaces.Discrete(max_actions if self.dynamic else len(self.actions))
         self._observation_space = spaces.Text(max_length=max_text, min_length=0, charset=CHARSET)
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -431,7 +430,8 @@ class GraphParallelEnv(ParallelEnv):
             action = actions.get(agent)
             if action is not None and not self._action_space.contains(action):
                 raise ValueError(f"action {action!r} of {agent!r} is not in {self._action_space}")
-            names[agent] = None if action is None else self.actions[int(action)]
+            current = list(self.graph.last[agent].get("actions") or []) if self.dynamic else self.actions
+            names[agent] = None if action is None or int(action) >= len(current) else current[int(action)]
         record, bodies = self.graph.step(names)
         per_agent = record.get("rewards") if isinstance(record.get("rewards"), dict) else {}
         rewards = {a: float(per_agent.get(a, record.get("reward", 0.0))) for a in self.agents}

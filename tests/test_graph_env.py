@@ -75,7 +75,7 @@ from pettingzoo.test import parallel_api_test, parallel_seed_test  # noqa: E402
 from kernel.gym import GraphParallelEnv  # noqa: E402
 
 FOOTBALL = pytest.mark.skipif(importlib.util.find_spec("gfootball") is None, reason="gfootball is not installed")
-PARALLEL = ["hello.yaml", "sokoban_random.yaml", pytest.param("football_multiagent.yaml", marks=FOOTBALL),
+PARALLEL = ["hello.yaml", "sokoban_random.yaml", "kidgym_random.yaml", pytest.param("football_multiagent.yaml", marks=FOOTBALL),
             pytest.param("football_random.yaml", marks=FOOTBALL)]
 
 
