@@ -53,7 +53,7 @@ if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
 fi
 log "installing framebus into .venv"
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,model,games,record,scale,browser,console]"
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,model,games,record,scale,browser,console,worlds]"
 
 # Google Research Football: a C++ engine built once from source (about 15 minutes on 2 cores; the
 # wheel is cached under ~/.cache/framebus, so later setups take seconds).

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections import Counter, deque
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from kernel.graph.store import ResultsStore, episode_index
 
@@ -59,6 +59,10 @@ class EpisodeBook:
         self._retries: dict[str, int] = {}
         self._returned: deque[int] = deque()  # sent back to the deck: dealt before any new one
         self._cursor = 0  # the lowest index never dealt
+        self.content: Callable[[int], int] | None = None
+        """Where a caller in the launch process picks what a dealt episode plays (GraphEnv's
+        ``reset(seed=...)``): the dealt index -> the index (and so the seed) the environment is
+        given. The id stays the dealt one, so the book's bookkeeping is unchanged."""
         for rec in self.store.each_ended():  # with what episodes.jsonl had and the database lacked
             self._count(rec)
         self.resumed = self.ended_count
@@ -85,7 +89,8 @@ class EpisodeBook:
         eid = self.episode_id(index)
         self._owner[eid] = node
         self._metrics.setdefault(eid, {})
-        return {"id": eid, "index": index, "seed": self.seed + index}
+        plays = index if self.content is None else int(self.content(index))
+        return {"id": eid, "index": plays, "seed": self.seed + plays}
 
     def _next_index(self) -> int | None:
         while self._returned:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from kernel import launchfile
@@ -79,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         commands.add_pack_parsers(sub, words, COMMANDS, commands.pack_commands())
     except commands.PackCommandError as exc:
-        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         return 2
 
     args = parser.parse_args(words)
@@ -90,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except (LaunchError, PreflightFailed, FileNotFoundError) as exc:
-        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         return 2
     except BrokenPipeError:  # `launch export RUN | head`: the reader has seen enough
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

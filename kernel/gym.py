@@ -1,0 +1,455 @@
+"""Any graph as a Gymnasium env: a launch file runs as usual (launcher, processes, bus) with one
+agent node replaced by the caller.
+
+    from kernel.gym import GraphEnv
+
+    env = GraphEnv("sokoban_random.yaml", agent="agent")
+    obs, info = env.reset()
+    obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+    env.close()
+
+``reset()`` takes the next episode the kernel deals (a stop request ends one still in play);
+``reset(seed=s)`` one that plays episode index ``s`` of the run (its level and seed), so a seed
+always gives the same episode;
+``step(i)`` publishes the i-th of the env node's actions (its ``describe`` service; for an env
+whose actions change with the state and so describes none, the i-th of the current observation's
+``actions``, out of ``max_actions``) as the agent's ``action`` on the bus and returns the next observation, the step stream's reward, and, when the
+episode ends, the metrics the judge (or the env) ended it with in ``info["metrics"]``. Nodes only
+the replaced agent used (its model server) are not started. The observation is the env's text view
+(``obs["text"]``) as a Gymnasium Text space; ``info["obs"]`` is the whole observation body.
+
+The graph runs on its own event loop in a background thread; the Gymnasium calls block the
+caller's thread only, never that loop. ``close()`` stops every node and removes the run's sockets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import queue
+import shutil
+import string
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any, Sequence
+
+import gymnasium
+from gymnasium import spaces
+from rich.console import Console
+
+from kernel.bus.runtime import NodeRuntime
+from kernel.graph.runner import open_graph
+from kernel.graph.supervisor import Supervisor
+from kernel.launchfile import InputSpec, LaunchFile, NodeSpec
+from kernel.launchfile.pipeline import load
+from kernel.sdk.node import Message, Node
+from kernel.sdk.registry import load_node_class
+
+try:
+    from pettingzoo import ParallelEnv
+except ImportError:  # pettingzoo comes with the worlds extra; GraphEnv works without it
+    ParallelEnv = object  # type: ignore[assignment,misc]
+
+__all__ = ["GraphEnv", "GraphParallelEnv", "GraphError"]
+
+CHARSET = frozenset(string.printable) | frozenset(chr(c) for c in range(0xA0, 0x3000))
+"""The characters an observation's text may hold (Gymnasium's Text space lists them)."""
+
+
+class GraphError(RuntimeError):
+    """The graph could not be started, or a node failed while the caller was waiting on it."""
+
+
+class _Stand(Node):
+    """The node that stands in for the replaced agent: what arrives on its inputs goes to the
+    caller's thread through queues, and the caller's actions go out on ``action``."""
+
+    outputs = ("action",)
+
+    def __init__(self, inputs: Sequence[str]) -> None:
+        self.inputs = tuple(inputs)
+        self.received: dict[str, queue.Queue[Message]] = {name: queue.Queue() for name in self.inputs}
+
+    def ports(self, params: Any) -> tuple[Sequence[str], Sequence[str]]:
+        return self.inputs, self.outputs
+
+    async def setup(self) -> None:
+        for name in self.inputs:
+            asyncio.ensure_future(self._pump(name))
+
+    async def _pump(self, name: str) -> None:
+        while True:
+            msg = await self.recv(name)
+            self.received[name].put(msg)
+
+
+def _same(body: dict[str, Any]) -> dict[str, Any]:
+    """A body without its episode id (``GraphEnv.episode`` has it), so that one seed and one action
+    give equal infos, as Gymnasium's checker asks."""
+    return {k: v for k, v in body.items() if k != "episode"}
+
+
+class _Graph:
+    """A launch file running on its own loop in a background thread, with ``agents`` (node ids)
+    played by stand-in nodes in this process; the first agent's stand also reads the env's ``step``."""
+
+    def __init__(self, launch_file: str | Path, agents: Sequence[str] | None, *, sets: Sequence[str],
+                 episodes: int, timeout: float) -> None:
+        self.timeout = timeout
+        lf = load(launch_file, sets=sets, episodes=episodes, node_class=load_node_class)
+        self.lf = lf
+        specs = {s.id: s for s in lf.nodes}
+        if agents is None:  # every node that reads an env's obs and acts on it
+            agents = [s.id for s in lf.nodes if "obs" in s.inputs and any(
+                f"{s.id}/action" in src for o in lf.nodes for i in o.inputs.values() for src in i.sources)]
+        for agent in agents:
+            if agent not in specs:
+                raise GraphError(f"{lf.source}: no node {agent!r} to replace (nodes: {', '.join(specs)})")
+            if "obs" not in specs[agent].inputs:
+                raise GraphError(f"{lf.source}: node {agent!r} has no 'obs' input to take observations from")
+        if not agents:
+            raise GraphError(f"{lf.source}: no agent node (one with an 'obs' input whose action an env reads)")
+        self.agents = list(agents)
+        envs = {specs[a].inputs["obs"].sources[0].split("/", 1)[0] for a in self.agents}
+        if len(envs) != 1:
+            raise GraphError(f"{lf.source}: the agents read observations of several nodes ({', '.join(sorted(envs))})")
+        self.env_id = envs.pop()
+        replaced = [specs[a] for a in self.agents]
+        kept = [s for s in lf.nodes if s.id not in self.agents and not self._only_for(s, replaced, lf)]
+        self.dropped = sorted(set(specs) - {s.id for s in kept} - set(self.agents))
+        env_spec = specs[self.env_id]
+        readers = [s for s in kept if any(src.startswith(f"{self.env_id}/step") for i in s.inputs.values()
+                                          for src in i.sources)]
+        env_cls = load_node_class(env_spec.uses) if env_spec.uses else None
+        params_model = getattr(env_cls, "Params", None)
+        if not readers and params_model is not None and "judge" in getattr(params_model, "model_fields", {}):
+            env_spec.params = {**env_spec.params, "judge": False}  # the stand reads step; the env still ends episodes
+        self.stands: dict[str, _Stand] = {}
+        self._stand_specs = []
+        for i, spec in enumerate(replaced):
+            inputs = dict(spec.inputs)
+            if i == 0:
+                inputs["step"] = InputSpec(sources=[f"{self.env_id}/step"], policy="fifo", size=256)
+            self.stands[spec.id] = _Stand(list(inputs))
+            self._stand_specs.append(NodeSpec(id=spec.id, uses=f"{_Stand.__module__}:_Stand", params={}, inputs=inputs))
+        self.lead = self.agents[0]
+        self._specs = kept
+        self._run_dir = Path(tempfile.mkdtemp(prefix="graphenv-"))
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="graphenv", daemon=True)
+        self._thread.start()
+        self._cleanup = contextlib.AsyncExitStack()
+        self._closed = False
+        self._tasks: list[asyncio.Future[Any]] = []
+        try:
+            self.call(self._start(), timeout)
+            self.described = self.call(self.stands[self.lead].request(self.env_id, "describe", {}), timeout)
+        except BaseException:
+            self.close()
+            raise
+        self.want: int | None = None  # the content the next dealt episode plays (reset's seed)
+        self.plays: dict[int, int | None] = {}  # dealt index -> the seed it was dealt for (None: any)
+        self.kernel.book.content = self._content
+        self.episode: str | None = None
+        self.t = 0
+        self.done = True
+        self.last: dict[str, dict[str, Any]] = {}
+
+    @staticmethod
+    def _only_for(spec: NodeSpec, replaced: list[NodeSpec], lf: LaunchFile) -> bool:
+        """Whether ``spec`` is a node only the replaced agents use (named in their params, read by
+        no one else's inputs or params): their model server."""
+        def named(node: NodeSpec) -> bool:
+            return spec.id in {str(v) for v in node.params.values() if isinstance(v, (str, int))}
+
+        ids = {r.id for r in replaced}
+        if not any(named(r) for r in replaced):
+            return False
+        for other in lf.nodes:
+            if other.id == spec.id or other.id in ids:
+                continue
+            if named(other) or any(src.split("/", 1)[0] == spec.id for i in other.inputs.values() for src in i.sources):
+                return False
+        return True
+
+    # -- the loop's side ------------------------------------------------------------------------------------
+    def call(self, coro: Any, timeout: float) -> Any:
+        future = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        try:
+            return future.result(timeout)
+        except TimeoutError:
+            future.cancel()
+            raise GraphError(f"the graph did not answer within {timeout:.0f} s") from None
+
+    async def _start(self) -> None:
+        lf = LaunchFile(name=self.lf.name, source=self.lf.source, bus=self.lf.bus,
+                        nodes=[*self._specs, *self._stand_specs], run=self.lf.run)
+        self.kernel, self.ipc_dir, env = await open_graph(lf, self._run_dir, self._cleanup, trace=None, keys=None)
+        root = str(Path(__file__).resolve().parents[1])
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+
+        def on_exit(node_id: str, code: int | None, restart: bool) -> None:
+            self.kernel.node_exited(node_id, code, restart)
+
+        self.supervisor = Supervisor(self._specs, env, self._run_dir / "logs", Console(stderr=True, quiet=True), on_exit)
+        self._cleanup.push_async_callback(self.supervisor.stop_all, self.kernel.stop_nodes)
+        await self.supervisor.start_all()
+        runtimes = []
+        for agent, stand in self.stands.items():
+            rt = NodeRuntime(stand, agent, self.kernel.endpoint, inbox_dir=str(self.ipc_dir), exit_on_orphan=False,
+                             params={})
+            runtimes.append(rt)
+            self._tasks.append(asyncio.ensure_future(rt.main()))
+        self._cleanup.push_async_callback(self._stop_stands)
+        await asyncio.wait_for(self.kernel.ready_event.wait(), self.timeout)
+        self.kernel.start()
+        for rt in runtimes:
+            await asyncio.wait_for(rt.wait_started(), 10)
+
+    async def _stop_stands(self) -> None:
+        for task in self._tasks:
+            try:
+                await asyncio.wait_for(task, 3.0)
+            except Exception:
+                task.cancel()
+
+    @staticmethod
+    async def _cancel_rest() -> None:
+        """Cancel what is left on the loop (the stands' pumps, finished runtimes' timers)."""
+        rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in rest:
+            task.cancel()
+        await asyncio.gather(*rest, return_exceptions=True)
+
+    def _content(self, index: int) -> int:
+        """The book's hook (on the graph's loop): a dealt episode plays the seed reset asked for."""
+        want = self.want
+        self.plays[index] = want
+        return index if want is None else want
+
+    # -- the caller's side ------------------------------------------------------------------------------
+    def get(self, agent: str, name: str) -> Message:
+        try:
+            return self.stands[agent].received[name].get(timeout=self.timeout)
+        except queue.Empty:
+            self._check_sent()
+            raise GraphError(f"nothing arrived on {agent}.{name} within {self.timeout:.0f} s "
+                             f"(logs: {self._run_dir / 'logs'})") from None
+
+    def publish(self, actions: dict[str, Any]) -> None:
+        """Send the actions without waiting for the loop to have sent them (the reply is what the
+        caller waits for); a send that failed is raised at the next publish."""
+        self._check_sent()
+        step = self.t
+
+        async def send() -> None:
+            await asyncio.gather(*(self.stands[a].publish("action", body, step=step) for a, body in actions.items()))
+
+        self._sent = asyncio.run_coroutine_threadsafe(send(), self._loop)
+
+    def _check_sent(self) -> None:
+        sent = getattr(self, "_sent", None)
+        if sent is not None and sent.done() and sent.exception() is not None:
+            raise GraphError(f"sending the actions failed: {sent.exception()}")
+
+    def next_obs(self) -> dict[str, dict[str, Any]]:
+        """The next observation of every agent (each stand hears the env's obs once)."""
+        return {a: self.get(a, "obs").body for a in self.agents}
+
+    def stop_current(self) -> None:
+        """End the episode in play with a stop request (the others send no action), and wait for its last step."""
+        self.publish({a: ({"stop": True, "reason": "reset"} if a == self.lead else None) for a in self.agents})
+        while True:
+            record = self.get(self.lead, "step").body
+            if record.get("episode") == self.episode and record.get("done"):
+                return
+
+    def reset(self, seed: int | None) -> dict[str, dict[str, Any]]:
+        self.want = seed
+        if not self.done:
+            self.stop_current()
+        while True:
+            bodies = self.next_obs()
+            body = bodies[self.lead]
+            if body.get("episode") == self.episode:
+                continue
+            self.episode, self.t, self.done = body.get("episode"), int(body.get("t", 0)), False
+            dealt = int(str(self.episode)[2:]) if str(self.episode).startswith("ep") else -1
+            if seed is None or self.plays.get(dealt) == seed:
+                break
+            self.stop_current()  # dealt before this reset asked for its seed: the next one will play it
+        self.last = bodies
+        return bodies
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]] | None]:
+        """Send the actions; the step record, and the next observations (None when the episode ended)."""
+        if self.done:
+            raise GraphError("step() after the episode ended: call reset()")
+        self.publish(actions)
+        while True:
+            record = self.get(self.lead, "step").body
+            if record.get("episode") == self.episode and record.get("t") == self.t:
+                break
+        if record.get("done"):
+            self.done = True
+            return record, None
+        self.last = self.next_obs()
+        self.t = int(self.last[self.lead].get("t", self.t + 1))
+        return record, self.last
+
+    def metrics(self) -> dict[str, Any]:
+        episode = self.episode or ""
+
+        async def wait() -> dict[str, Any]:
+            for _ in range(int(self.timeout * 20)):
+                record = self.kernel.book.records.get(episode)
+                if record is not None and record.get("metrics") is not None and record.get("status"):
+                    return dict(record["metrics"])
+                await asyncio.sleep(0.05)
+            return {}
+
+        return self.call(wait(), self.timeout + 5)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._loop.is_running():
+                self.call(self._cleanup.aclose(), 30)
+            self.call(self._cancel_rest(), 10)
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(5)
+            shutil.rmtree(self._run_dir, ignore_errors=True)
+
+
+def _text(body: dict[str, Any], limit: int) -> str:
+    text = "".join(c if c in CHARSET else "?" for c in str(body.get("text") or ""))
+    return text[:limit]
+
+
+class GraphEnv(gymnasium.Env):
+    """A launch file as a Gymnasium env, with the node ``agent`` played by the caller."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, launch_file: str | Path, agent: str = "agent", *, sets: Sequence[str] = (),
+                 episodes: int = 1_000_000, timeout: float = 120.0, max_text: int = 65536,
+                 max_actions: int = 16) -> None:
+        self.graph = _Graph(launch_file, [agent], sets=sets, episodes=episodes, timeout=timeout)
+        self.agent = agent
+        self.env_id, self.dropped, self.supervisor = self.graph.env_id, self.graph.dropped, self.graph.supervisor
+        self.actions: list[str] = list(self.graph.described.get("actions") or [])
+        # An env whose actions change with the state (KidGym's lettered options) describes none: then
+        # action i is the i-th of the current observation's actions, and one past them sends no action.
+        self.dynamic = not self.actions
+        self.action_space = spaces.Discrete(max_actions if self.dynamic else len(self.actions))
+        self.observation_space = spaces.Text(max_length=max_text, min_length=0, charset=CHARSET)
+
+    @property
+    def episode(self) -> str | None:
+        """The id of the episode in play (or the last one), as the run's results name it."""
+        return self.graph.episode
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """The next dealt episode; with ``seed``, one that plays episode index ``seed`` of the
+        launch file's run (its level, its seed), so the same seed gives the same episode."""
+        super().reset(seed=seed)
+        body = self.graph.reset(seed)[self.agent]
+        return _text(body, self.observation_space.max_length), {"obs": _same(body)}
+
+    def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        if self.graph.done:
+            raise GraphError("step() after the episode ended: call reset()")
+        if not self.action_space.contains(action):
+            raise ValueError(f"action {action!r} is not in {self.action_space}")
+        last = self.graph.last[self.agent]
+        current = list(last.get("actions") or []) if self.dynamic else self.actions
+        name = current[int(action)] if int(action) < len(current) else None
+        record, bodies = self.graph.step({self.agent: name})
+        reward = float(record.get("reward", 0.0))
+        info: dict[str, Any] = {"action": name, "valid": record.get("valid"), "step": _same(record)}
+        if bodies is None:
+            truncated = bool(record.get("info", {}).get("truncated"))
+            info["metrics"] = self.graph.metrics()
+            return _text(last, self.observation_space.max_length), reward, not truncated, truncated, info
+        info["obs"] = _same(bodies[self.agent])
+        return _text(bodies[self.agent], self.observation_space.max_length), reward, False, False, info
+
+    def close(self) -> None:
+        self.graph.close()
+
+
+class GraphParallelEnv(ParallelEnv):
+    """A launch file as a PettingZoo ParallelEnv keyed by agent node id: every agent node (one that
+    reads the env's ``obs`` and whose ``action`` the env reads), or those named in ``agents``, is
+    played by the caller; nodes only they used (their model server) are not started."""
+
+    metadata = {"render_modes": [], "name": "framebus_graph", "is_parallelizable": True}
+
+    def __init__(self, launch_file: str | Path, agents: Sequence[str] | None = None, *, sets: Sequence[str] = (),
+                 episodes: int = 1_000_000, timeout: float = 120.0, max_text: int = 65536,
+                 max_actions: int = 16) -> None:
+        if ParallelEnv is object:
+            raise GraphError("GraphParallelEnv needs pettingzoo: pip install pettingzoo (setup.sh installs it)")
+        self.graph = _Graph(launch_file, agents, sets=sets, episodes=episodes, timeout=timeout)
+        self.possible_agents = list(self.graph.agents)
+        self.agents: list[str] = []
+        self.dropped, self.supervisor = self.graph.dropped, self.graph.supervisor
+        self.actions: list[str] = list(self.graph.described.get("actions") or [])
+        self.dynamic = not self.actions  # as in GraphEnv: index the current observation's actions
+        self._action_space = spaces.Discrete(max_actions if self.dynamic else len(self.actions))
+        self._observation_space = spaces.Text(max_length=max_text, min_length=0, charset=CHARSET)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_space
+
+    @property
+    def episode(self) -> str | None:
+        return self.graph.episode
+
+    def _obs(self, bodies: dict[str, dict[str, Any]]) -> dict[str, str]:
+        return {a: _text(bodies[a], self._observation_space.max_length) for a in self.possible_agents}
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        bodies = self.graph.reset(seed)
+        self.agents = list(self.possible_agents)
+        return self._obs(bodies), {a: {"obs": _same(bodies[a])} for a in self.agents}
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        if self.graph.done:
+            raise GraphError("step() after the episode ended: call reset()")
+        names: dict[str, Any] = {}
+        for agent in self.agents:
+            action = actions.get(agent)
+            if action is not None and not self._action_space.contains(action):
+                raise ValueError(f"action {action!r} of {agent!r} is not in {self._action_space}")
+            current = list(self.graph.last[agent].get("actions") or []) if self.dynamic else self.actions
+            names[agent] = None if action is None or int(action) >= len(current) else current[int(action)]
+        record, bodies = self.graph.step(names)
+        per_agent = record.get("rewards") if isinstance(record.get("rewards"), dict) else {}
+        rewards = {a: float(per_agent.get(a, record.get("reward", 0.0))) for a in self.agents}
+        infos: dict[str, dict[str, Any]] = {a: {"action": names[a], "valid": record.get("valid")} for a in self.agents}
+        if bodies is None:
+            truncated = bool(record.get("info", {}).get("truncated"))
+            metrics = self.graph.metrics()
+            for a in self.agents:
+                infos[a]["metrics"] = metrics
+            obs = self._obs(self.graph.last)
+            terms = {a: not truncated for a in self.agents}
+            truncs = {a: truncated for a in self.agents}
+            self.agents = []
+            return obs, rewards, terms, truncs, infos
+        return (self._obs(bodies), rewards, {a: False for a in self.agents}, {a: False for a in self.agents}, infos)
+
+    def render(self) -> None:
+        return None
+
+    def close(self) -> None:
+        self.graph.close()

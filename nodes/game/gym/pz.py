@@ -1,0 +1,253 @@
+"""``pettingzoo.env``: any PettingZoo environment (Parallel or AEC) as one environment node.
+
+    - id: env
+      uses: pettingzoo.env
+      params: {env: pettingzoo.classic.tictactoe_v3}          # the module; api: aec here
+      inputs: {action_player_1: x/action, action_player_2: o/action}
+    - id: x
+      uses: agent.random
+      inputs: {obs: env/obs_player_1}
+
+Each PettingZoo agent ``A`` gets an output ``obs_A`` (the convention's observation: ``actions``
+are the names of the moves legal now, from an ``action_mask`` where the env has one) and an input
+``action_A``; ``step`` carries every decision with each agent's reward. Parallel: every live agent
+gets its observation, then the node waits for each live agent's action and steps once. AEC: only
+the agent whose turn it is gets an observation and acts, in ``agent_selection`` order. An agent
+that has left (terminated or truncated) gets no more observations in the episode. Without a judge
+the node ends each episode with ``length`` and ``return_A`` per agent. Lockstep clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from typing import Any, Literal, Sequence
+
+import numpy as np
+from gymnasium import spaces as gs
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from kernel.sdk.env import EnvNode, EnvParams, StepResult
+from kernel.sdk.node import Episode, service
+from nodes.game.gym import spaces as sp
+
+MISSING = {"pymunk": "pettingzoo[butterfly]", "chess": "pettingzoo[classic]", "rlcard": "pettingzoo[classic]",
+           "pygame": "pygame", "mpe2": "mpe2", "magent2": "magent2", "multi_agent_ale_py": "multi-agent-ale-py"}
+"""A missing module an env imports -> what to pip install."""
+
+
+def load_module(path: str) -> Any:
+    """The PettingZoo env module (``pettingzoo.classic.tictactoe_v3``); a ValueError saying what
+    to install when it or what it imports is missing."""
+    try:
+        return importlib.import_module(path)
+    except ModuleNotFoundError as exc:
+        missing = (exc.name or "").split(".")[0]
+        if missing == path.split(".")[0] or (exc.name and path.startswith(exc.name)):
+            raise ValueError(f"no module {path!r}: give a PettingZoo env module such as pettingzoo.classic.rps_v2 "
+                             f"or pettingzoo.classic.tictactoe_v3 ({exc})") from None
+        raise ValueError(f"{path!r} needs the package {MISSING.get(missing, missing)!r}, which is not installed: "
+                         f"pip install {MISSING.get(missing, missing)}") from None
+    except ImportError as exc:  # PettingZoo's own "moved to another package" errors
+        raise ValueError(f"{path!r} does not import: {exc}") from None
+
+
+class PettingZooParams(EnvParams):
+    env: str = Field(description="the PettingZoo env module, e.g. pettingzoo.classic.rps_v2, "
+                     "pettingzoo.classic.tictactoe_v3, pettingzoo.classic.connect_four_v3")
+    api: Literal["parallel", "aec"] | None = Field(None, description="which API to drive (default: parallel where "
+                                                   "the module has parallel_env, else aec)")
+    kwargs: dict[str, Any] = Field(default_factory=dict, description="keyword arguments for the env constructor")
+    seed: int | None = Field(None, description="episode i resets with seed + i (none: the kernel's episode seed)")
+    labels: list[str] | None = Field(None, description="names of every agent's Discrete actions, in order "
+                                     "(default: the numbers)")
+
+    @field_validator("env")
+    @classmethod
+    def _importable(cls, value: str) -> str:
+        module = load_module(value)
+        if not (hasattr(module, "env") or hasattr(module, "parallel_env")):
+            raise ValueError(f"{value!r} has neither env() nor parallel_env(): not a PettingZoo env module")
+        return value
+
+    @model_validator(mode="after")
+    def _api(self) -> PettingZooParams:
+        module = importlib.import_module(self.env)
+        if self.api == "parallel" and not hasattr(module, "parallel_env"):
+            raise ValueError(f"api: {self.env} has no parallel_env(); use api: aec")
+        if self.api == "aec" and not hasattr(module, "env"):
+            raise ValueError(f"api: {self.env} has no env() (AEC); use api: parallel")
+        return self
+
+
+class PettingZooEnv(EnvNode):
+    """One node for a whole multi-agent world: ``obs_A``/``action_A`` per PettingZoo agent, ``step``
+    for judges; serves ``describe``."""
+
+    Params = PettingZooParams
+    params: PettingZooParams
+    env = "pettingzoo"
+
+    def ports(self, params: PettingZooParams) -> tuple[Sequence[str], Sequence[str]]:
+        self._make(params)
+        return ([f"action_{a}" for a in self.agents], [*(f"obs_{a}" for a in self.agents), "step"])
+
+    def _make(self, params: PettingZooParams) -> None:
+        if getattr(self, "_pz", None) is not None:
+            return
+        module = importlib.import_module(params.env)
+        self.parallel = params.api == "parallel" or (params.api is None and hasattr(module, "parallel_env"))
+        self._pz = (module.parallel_env if self.parallel else module.env)(**params.kwargs)
+        self.agents = list(self._pz.possible_agents)
+        self.name = str(self._pz.metadata.get("name") or params.env.rsplit(".", 1)[-1])
+
+    async def setup(self) -> None:
+        self._make(self.params)
+        self.env = f"pettingzoo/{self.name}"
+        self.names: dict[str, list[str] | None] = {}
+        for agent in self.agents:
+            space = self._pz.action_space(agent)
+            if self.params.labels is not None and (not isinstance(space, gs.Discrete) or len(self.params.labels) != space.n):
+                raise ValueError(f"params.labels: {len(self.params.labels)} names, but {agent}'s action space is {space}")
+            self.names[agent] = (list(self.params.labels) if self.params.labels is not None else
+                                 [str(i) for i in range(int(space.n))] if isinstance(space, gs.Discrete) else None)
+            if self.names[agent] is None:
+                raise ValueError(f"{self.params.env}: agent {agent}'s action space {space} is not Discrete; "
+                                 "pettingzoo.env plays Discrete actions by name")
+        self.rng = np.random.default_rng(self.params.seed or 0)
+
+    # -- observations ----------------------------------------------------------------------------------
+    def _obs(self, agent: str, value: Any, episode: Episode, t: int) -> dict[str, Any]:
+        space = self._pz.observation_space(agent)
+        fields = sp.fields(space, value)
+        mask = fields.pop("action_mask", None)
+        names = self.names[agent] or []
+        legal = [n for n, ok in zip(names, mask, strict=False) if ok] if isinstance(mask, list) else list(names)
+        obs = {"env": self.env, "episode": episode.id, "t": t, "agent": agent, "actions": legal, "idle": None,
+               "text": f"you are {agent}\n" + sp.text(fields), **fields}
+        for w in self._wrappers:
+            obs = w.observation(obs)
+        return obs
+
+    async def _action(self, agent: str, t: int, obs: dict[str, Any]) -> tuple[Any, bool, str | None]:
+        """(the checked action name or None, whether the body was invalid, a stop reason)."""
+        got = await self.clock.actions(t, input=f"action_{agent}")
+        body = next(iter(got.values()), None)
+        if isinstance(body, dict) and body.get("stop"):
+            return None, False, f"{agent}: {body.get('reason') or 'stopped'}"
+        if isinstance(body, str) and body in obs["actions"]:
+            return body, False, None
+        return None, body is not None, None
+
+    def _fallback(self, agent: str, obs: dict[str, Any]) -> int:
+        """The move for an agent that sent none or an invalid one: a uniform legal move (the world
+        must move on, and PettingZoo has no 'do nothing' in general)."""
+        names = self.names[agent] or []
+        legal = [names.index(n) for n in obs["actions"]] or list(range(len(names)))
+        return int(self.rng.choice(legal))
+
+    # -- the loop -------------------------------------------------------------------------------------
+    async def run(self) -> None:
+        self._wrappers = self.wrappers()
+        judged = self.params.judge if self.params.judge is not None else bool(self.readers("step"))
+        while (episode := await self.next_episode()) is not None:
+            seed = episode.seed if self.params.seed is None else self.params.seed + episode.index
+            self.rng = np.random.default_rng(seed)
+            play = self._parallel if self.parallel else self._aec
+            t, returns, invalid, stopped = await play(episode, int(seed) % 2**32)
+            if not judged:
+                await self.end_episode(episode, steps=t, length=t, invalid=invalid, stopped=bool(stopped),
+                                       **{f"return_{a}": r for a, r in returns.items()})
+
+    async def _publish_step(self, episode: Episode, t: int, action: Any, valid: bool, rewards: dict[str, float],
+                            done: bool, info: dict[str, Any]) -> None:
+        result = StepResult(float(sum(rewards.values())), done, info)
+        for w in self._wrappers:
+            result = w.result(t, result)
+        record = {"episode": episode.id, "t": t, "action": action, "valid": valid, "reward": result.reward,
+                  "rewards": rewards, "done": bool(result.done), "info": result.info}
+        await self.publish("step", record, step=t)
+        return record["done"]
+
+    async def _parallel(self, episode: Episode, seed: int) -> tuple[int, dict[str, float], int, str | None]:
+        observations, _ = await asyncio.to_thread(self._pz.reset, seed=seed)
+        returns = {a: 0.0 for a in self.agents}
+        t, invalid, stop = 0, 0, None
+        while self._pz.agents:
+            live = list(self._pz.agents)
+            seen = {a: self._obs(a, observations[a], episode, t) for a in live}
+            for a in live:
+                await self.publish(f"obs_{a}", seen[a], step=t)
+            chosen: dict[str, Any] = {}
+            bad = False
+            for a in live:
+                name, wrong, reason = await self._action(a, t, seen[a])
+                stop = stop or reason
+                bad = bad or wrong
+                invalid += wrong
+                chosen[a] = name
+            if stop is not None:
+                await self._publish_step(episode, t, chosen, not bad, {}, True,
+                                         {"invalid": invalid, "stopped": stop, "agents": live})
+                return t + 1, returns, invalid, stop
+            moves = {a: (self.names[a] or []).index(n) if n is not None else self._fallback(a, seen[a])
+                     for a, n in chosen.items()}
+            observations, rewards, terms, truncs, infos = await asyncio.to_thread(self._pz.step, moves)
+            rewards = {a: float(r) for a, r in rewards.items()}
+            for a, r in rewards.items():
+                returns[a] = returns.get(a, 0.0) + r
+            done = not self._pz.agents
+            info = {"terminations": sp.plain(terms), "truncations": sp.plain(truncs), "infos": sp.plain(infos),
+                    "invalid": invalid, "stopped": False, "agents": live}
+            if await self._publish_step(episode, t, chosen, not bad, rewards, done, info):
+                return t + 1, returns, invalid, None
+            t += 1
+        return t, returns, invalid, None
+
+    async def _aec(self, episode: Episode, seed: int) -> tuple[int, dict[str, float], int, str | None]:
+        await asyncio.to_thread(self._pz.reset, seed=seed)
+        returns = {a: 0.0 for a in self.agents}
+        t, invalid = 0, 0
+        while self._pz.agents:
+            agent = self._pz.agent_selection
+            value, _, term, trunc, _ = self._pz.last()
+            if term or trunc:  # an agent that has left: PettingZoo wants a None step, the agent hears nothing
+                self._pz.step(None)
+                continue
+            obs = self._obs(agent, value, episode, t)
+            await self.publish(f"obs_{agent}", obs, step=t)
+            name, wrong, stop = await self._action(agent, t, obs)
+            invalid += wrong
+            if stop is not None:
+                await self._publish_step(episode, t, {agent: None}, not wrong, {}, True,
+                                         {"invalid": invalid, "stopped": stop, "agent": agent})
+                return t + 1, returns, invalid, stop
+            move = (self.names[agent] or []).index(name) if name is not None else self._fallback(agent, obs)
+            await asyncio.to_thread(self._pz.step, move)
+            rewards = {a: float(r) for a, r in self._pz.rewards.items()}
+            for a, r in rewards.items():
+                returns[a] = returns.get(a, 0.0) + r
+            done = not self._pz.agents or all(self._pz.terminations.get(a) or self._pz.truncations.get(a)
+                                               for a in self._pz.agents)
+            info = {"terminations": sp.plain(dict(self._pz.terminations)),
+                    "truncations": sp.plain(dict(self._pz.truncations)), "invalid": invalid, "stopped": False,
+                    "agent": agent}
+            if await self._publish_step(episode, t, {agent: name}, not wrong, rewards, done, info):
+                return t + 1, returns, invalid, None
+            t += 1
+        return t, returns, invalid, None
+
+    async def teardown(self) -> None:
+        if getattr(self, "_pz", None) is not None:
+            await asyncio.to_thread(self._pz.close)
+
+    @service("describe")
+    def describe(self, body: Any) -> dict[str, Any]:
+        return {"env": self.env, "api": "parallel" if self.parallel else "aec", "agents": self.agents,
+                "actions": {a: n for a, n in self.names.items()},
+                "observation_spaces": {a: sp.describe(self._pz.observation_space(a)) for a in self.agents},
+                "render_fps": sp.plain(self._pz.metadata.get("render_fps"))}
+
+    @service("oracle")
+    def oracle(self, body: Any) -> Any:
+        return None
