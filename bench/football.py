@@ -26,6 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+# Python puts this script's folder first on the path, where bench/gym.py would shadow the gym
+# package that gfootball imports: the folder goes, the repository root comes instead.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kernel.sdk.testing import Harness  # noqa: E402
