@@ -127,3 +127,17 @@ def test_a_run_past_its_timeout_ends_as_timeout_with_exit_code_124(tmp_path):
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert (summary["status"], summary["reason"]) == ("timeout", "run.timeout of 2.0 s reached")
     assert "episodes returned to the deck" not in res.stderr  # a timed-out run stops; it does not retry
+
+
+def test_a_node_that_cannot_be_started_is_named_with_the_reason(tmp_path: Path) -> None:
+    """A node whose command does not exist fails the run before it starts; the reason says why (the
+    operating system's word), not only that the node exited with code 127."""
+    lf = tmp_path / "broken.yaml"
+    lf.write_text("include: [hello.yaml]\nnodes:\n  - id: judge\n    cmd: [/nonexistent/framebus-judge]\n")
+    res = launch("run", str(lf), "--out", str(tmp_path / "run"), "--json", cwd=tmp_path, timeout=90)
+    assert res.returncode != 0
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["status"] == "failed"
+    assert summary["reason"].startswith("node 'judge' could not be started: ")
+    assert "/nonexistent/framebus-judge" in summary["reason"] and "No such file" in summary["reason"]
+    assert summary["nodes"]["judge"]["exit_code"] == 127 and "No such file" in summary["nodes"]["judge"]["error"]

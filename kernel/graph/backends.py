@@ -37,7 +37,7 @@ class Cluster(Protocol):
     def bus_host(self, lf: LaunchFile) -> str: ...
     def check_feasible(self, specs: Sequence[NodeSpec]) -> None: ...
     def supervisor(self, specs: list[NodeSpec], env: dict[str, str], log_dir: Path, console: Console,
-                   on_exit: Callable[[str, int | None, bool], None],
+                   on_exit: Callable[..., None],
                    node_env: dict[str, dict[str, str]] | None) -> Supervisor: ...
     def shutdown(self) -> None: ...
 
@@ -53,7 +53,7 @@ class Placement:
     _supervisor: Supervisor | None = None
 
     def supervisor(self, env: dict[str, str], log_dir: Path, console: Console,
-                   on_exit: Callable[[str, int | None, bool], None]) -> Supervisor:
+                   on_exit: Callable[..., None]) -> Supervisor:
         node_env = {n.id: self.keys.node_env(n.id) for n in self.lf.nodes} if self.keys else None
         make = Supervisor if self.cluster is None else self.cluster.supervisor  # the same arguments
         self._supervisor = make(self.lf.nodes, env, log_dir, console, on_exit, node_env)

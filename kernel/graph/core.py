@@ -128,8 +128,12 @@ class Kernel:
             self.finished.set_result((status, reason))
 
     # events from the supervisor -------------------------------------------------------------
-    def node_exited(self, node_id: str, code: int | None, will_restart: bool) -> None:
+    def node_exited(self, node_id: str, code: int | None, will_restart: bool, error: str | None = None) -> None:
+        """``error``: why the node could not even be started (a missing command, no room on a Ray
+        cluster), which says more than its exit code 127."""
         st = self.nodes[node_id]
+        if error is not None:
+            st.error = error
         if st.state not in ("done", "stopped"):
             st.state = "restarting" if will_restart else ("stopped" if code == 0 else "failed")
         if self.finished.done():
@@ -143,7 +147,8 @@ class Kernel:
             log.warning("episodes returned to the deck", node=node_id, episodes=sorted(lost))
             self._abandon(lost, node_id)
         if st.state == "failed" and not self.started:
-            self.finish("failed", f"node {node_id!r} exited with code {code} before the run started")
+            self.finish("failed", f"node {node_id!r} could not be started: {error}" if error is not None else
+                        f"node {node_id!r} exited with code {code} before the run started")
         self.check_done()
         self._answer_asks()
 

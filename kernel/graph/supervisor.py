@@ -47,7 +47,7 @@ class Supervisor:
     backend = "local"  # where node processes run; kernel.tools.ray_backend.RaySupervisor says "ray"
 
     def __init__(self, nodes: list[NodeSpec], env: dict[str, str], log_dir: Path, console: Console,
-                 on_exit: Callable[[str, int | None, bool], None],
+                 on_exit: Callable[..., None],  # (node, exit code, will restart[, why it could not start])
                  node_env: Mapping[str, Mapping[str, str]] | None = None) -> None:
         self.env = env
         self.node_env = node_env or {}  # per node (CURVE keys)
@@ -75,9 +75,10 @@ class Supervisor:
         try:
             proc.process = await self._start_process(spec, env)
         except OSError as exc:
-            self._say(proc, f"cannot start {self.command(spec)}: {exc}", error=True)
+            why = f"cannot start {self.command(spec)}: {exc}"
+            self._say(proc, why, error=True)
             proc.exit_code = 127
-            self.on_exit(spec.id, 127, False)
+            self.on_exit(spec.id, 127, False, why)
             return
         proc.watcher = asyncio.ensure_future(self._watch(proc, proc.process))
 

@@ -322,7 +322,7 @@ class RayCluster:
             pass
 
     def supervisor(self, specs: list[NodeSpec], env: dict[str, str], log_dir: Path, console: Console,
-                   on_exit: Callable[[str, int | None, bool], None],
+                   on_exit: Callable[..., None],
                    node_env: dict[str, dict[str, str]] | None) -> Supervisor:
         """The supervisor of this run's nodes, each in an actor of this cluster."""
         return RaySupervisor(specs, env, log_dir, console, on_exit, node_env, cluster=self)
