@@ -223,3 +223,40 @@ def test_launch_ctl_without_a_running_graph_says_so(tmp_path):
     assert result.returncode != 0
     assert "no running graph" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+async def test_lockstep_waits_for_an_agent_that_is_cut_off_and_still_defaults_a_slow_one():
+    """The deadline is for slow agents, not lost ones. An agent frozen (SIGSTOP: it sends nothing,
+    heartbeats included, as behind a network partition) past the deadline is not given the default
+    action: the world waits, counting a stall, and takes its answer once it is back. An agent that
+    is alive but never answers still gets the default at the deadline."""
+    import os
+    import signal
+
+    async with Harness(quiet=True, heartbeat=0.2) as h:
+        h.add("env", ClockEnv, params={"steps": 2}, inputs={"action": "agent/action"},
+              clock={"mode": "lockstep", "deadline": 1.5, "default_action": "timeout"})
+        h.add("agent", ThinkingAgent, params={"think_s": 1.0}, inputs={"obs": {"from": "env/obs", "policy": "fifo"}})
+        probe = h.probe(inputs={"log": LOG})
+        await h.start()
+        await asyncio.sleep(0.3)  # step 0's observation arrived; the agent thinks
+        pid = h.pid("agent")
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            await asyncio.sleep(3.0)  # twice the deadline, cut off
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        steps, stats = await _logs(probe)
+    assert [s["actions"] for s in steps] == [{"agent": {"t": 0}}, {"agent": {"t": 1}}]
+    assert steps[0]["waited"] > 3.0  # the world stood still through the partition
+    assert stats["timeouts"] == 0 and stats["stalls"] == 1 and stats["stalled_s"] > 1.0, stats
+
+    async with Harness(quiet=True, heartbeat=0.2) as h:
+        h.add("env", ClockEnv, params={"steps": 2}, inputs={"action": "agent/action"},
+              clock={"mode": "lockstep", "deadline": 1.0, "default_action": "timeout"})
+        h.add("agent", SilentAgent, inputs={"obs": {"from": "env/obs", "policy": "fifo"}})
+        probe = h.probe(inputs={"log": LOG})
+        await h.start()
+        steps, stats = await _logs(probe)
+    assert [s["actions"] for s in steps] == [{"agent": "timeout"}] * 2
+    assert stats["timeouts"] == 2 and stats["stalls"] == 0, stats
