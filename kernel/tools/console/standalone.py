@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
+from kernel.tools.announce import alive
 from kernel.tools.client import KernelClient
 
 
@@ -40,7 +41,7 @@ async def _serve(info: dict[str, Any], port: int, token: str, ready: Callable[[]
     try:
         while not server.framebus_task.done():
             await asyncio.sleep(0.5)
-            if not _alive(int(info["pid"])):
+            if not alive(int(info["pid"])):
                 break  # the run ended
     finally:
         await hub.stop()
@@ -49,15 +50,3 @@ async def _serve(info: dict[str, Any], port: int, token: str, ready: Callable[[]
         pool.shutdown(wait=False)
         client.close()
     return 0
-
-
-def _alive(pid: int) -> bool:
-    import os
-
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
