@@ -79,3 +79,26 @@ async def test_requests_reply_time_out_and_report_errors():
         assert await probe.request("svc", "shape", {"a": frame}) == [720, 1280, 3]
         # the node is still serving after all that
         assert await probe.request("svc", "echo", 7) == 7
+
+
+async def test_a_rate_thins_at_the_sender_and_the_reader_ends_on_the_newest():
+    async with Harness(quiet=True) as h:
+        h.add("src", Emitter)
+        h.add("all", SlowSink, inputs={"in": {"from": "src/out", "policy": "fifo", "size": 5000}})
+        h.add("watch", SlowSink, inputs={"in": {"from": "src/out", "policy": "latest", "rate": 10}})
+        probe = h.probe()
+        await h.start()
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        await probe.request("src", "emit", {"n": 3000}, timeout=30)
+        elapsed = loop.time() - t0
+        await asyncio.sleep(0.5)  # the newest goes at the next slot, and a heartbeat brings the counts
+        assert await probe.request("all", "seen") == list(range(3000))
+        seen = await probe.request("watch", "seen")
+        assert seen[0] == 0 and seen[-1] == 2999  # the first at once, the newest last
+        assert len(seen) <= 2 + 10 * (elapsed + 0.1), (len(seen), elapsed)
+        edges = {e["edge"]: e for e in h.kernel.stats()["edges"]}
+        watched = edges["src/out -> watch/in"]
+        assert watched["sent"] == watched["received"] == len(seen)
+        assert watched["thinned"] == 3000 - len(seen) and watched["dropped"] == 0
+        assert "thinned" not in edges["src/out -> all/in"]

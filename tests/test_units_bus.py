@@ -338,3 +338,23 @@ async def test_credits_go_back_at_half_the_window_and_the_tail_after_a_moment():
             s.close(linger=0)
         router.close(linger=0)
         ctx.term()
+
+
+async def test_a_thinned_edge_sends_at_its_rate_and_always_the_newest_last():
+    from kernel.bus.thinning import Thinner
+
+    sent: list[tuple[str, int, list[str]]] = []
+    thinner = Thinner(lambda output, body, step, tp, dsts: sent.append((output, body, dsts)))
+    thinner.configure("obs", "watcher", [20.0])
+    thinner.configure("obs", "agent", [None])  # an input without a rate wants everything
+    now = [thinner.now("obs", ["agent", "watcher"], i, i, None) for i in range(100)]
+    assert now[0] == ["agent", "watcher"]  # a free slot: at once
+    assert all(dsts == ["agent"] for dsts in now[1:])
+    assert sent == []  # the newest waits for the watcher's slot ...
+    await asyncio.sleep(0.08)
+    assert sent == [("obs", 99, ["watcher"])]  # ... and comes then; the 98 between were never sent
+    assert thinner.thinned == {"obs->watcher": 98}
+    await asyncio.sleep(0.08)
+    assert len(sent) == 1  # nothing waits: no timer sends twice
+    assert thinner.now("obs", ["agent", "watcher"], 100, 100, None) == ["agent", "watcher"]
+    thinner.close()

@@ -230,3 +230,22 @@ def test_a_union_field_names_the_key_not_pydantics_member_tags(tmp_path):
 def test_a_bad_item_of_a_union_list_is_reported_at_the_item(tmp_path):
     err = typed(tmp_path, "{tiers: [easy, hrad]}")
     assert err.key == "nodes.env.params.tiers[1]" and err.allowed == ["easy", "hard"] and err.suggestion == "hard"
+
+
+def test_a_rate_is_only_for_a_latest_input_and_is_said_at_its_line(tmp_path):
+    good = write(tmp_path / "good.yaml", """\
+        name: watch
+        nodes:
+          - id: env
+            cmd: "true"
+          - id: watcher
+            cmd: "true"
+            inputs:
+              obs: {from: env/obs, policy: latest, rate: 10}
+        """)
+    assert load(good).node("watcher").inputs["obs"].rate == 10
+    bad = write(tmp_path / "bad.yaml", (tmp_path / "good.yaml").read_text().replace("latest", "fifo"))
+    with pytest.raises(LaunchError) as err:
+        load(bad)
+    text = str(err.value)
+    assert "bad.yaml:8" in text and "rate" in text and "'latest'" in text, text

@@ -22,6 +22,7 @@ from kernel.bus.curve import NodeCurve
 from kernel.bus.protocol import CREDIT, DATA, RELEASE, TAP, Message
 from kernel.bus.shm import ShmPool, ShmReader
 from kernel.bus.sockets import COPY_THRESHOLD, nbytes_of, send_frames
+from kernel.bus.thinning import Thinner
 
 _NOBLOCK = int(zmq.NOBLOCK)
 TAP_FLUSH_S = 0.1
@@ -67,10 +68,13 @@ class Links:
         self.shm_reader: ShmReader | None = None
         self._taps: list[list[Any]] = []
         self.seq = 0
+        self._max_bytes = 0  # the welcome's max_message_bytes, as the last send was given it
         self.sent: Counter[str] = Counter()
         self.send_dropped: Counter[str] = Counter()  # "output->dst" that could not be sent
+        self.thinner = Thinner(self._deliver_late)  # edges with a ``rate``
 
-    def configure(self, outputs: dict[str, list[Any]], shm_name: str) -> None:
+    def configure(self, outputs: dict[str, list[Any]], shm_name: str,
+                  rates: dict[str, dict[str, dict[str, float]]] | None = None) -> None:
         self._loop = asyncio.get_running_loop()
         for output, edges in outputs.items():
             self.out_edges[output] = [tuple(e) for e in edges]  # type: ignore[misc]
@@ -78,6 +82,9 @@ class Links:
             for dst, inp, policy, size in edges:
                 if policy == "block":
                     self._credit_sizes[(dst, inp)] = size
+            wanted = (rates or {}).get(output, {})
+            for dst in self.out_dsts[output]:
+                self.thinner.configure(output, dst, [wanted.get(dst, {}).get(e[1]) for e in edges if e[0] == dst])
         self.credits = dict(self._credit_sizes)
         if self.shm_dir is not None:
             self.shm_pool = ShmPool(shm_name, self.shm_dir)
@@ -97,8 +104,24 @@ class Links:
                 self.credits[key] -= 1
 
     def send(self, output: str, body: Any, *, step: int | None, max_bytes: int, traceparent: str | None) -> None:
+        self._max_bytes = max_bytes
+        dsts = self.thinner.now(output, self.out_dsts[output], body, step, traceparent)
+        if dsts:
+            self._send_to(output, body, step, traceparent, dsts)
+        self.sent[output] += 1
+
+    def _deliver_late(self, output: str, body: Any, step: int | None, traceparent: str | None,
+                      dsts: list[str]) -> None:
+        """A thinned edge's newest message, when its slot comes (from a timer: nobody to raise to)."""
+        try:
+            self._send_to(output, body, step, traceparent, dsts)
+        except Exception:
+            for dst in dsts:
+                self.send_dropped[f"{output}->{dst}"] += 1
+
+    def _send_to(self, output: str, body: Any, step: int | None, traceparent: str | None, dsts: list[str]) -> None:
         self.seq += 1
-        dsts = self.out_dsts[output]
+        max_bytes = self._max_bytes
         pool = self.shm_pool if self.shm_pool is not None and all(self._peer_shm.get(d) for d in dsts) else None
         try:
             frames = protocol.encode(DATA, self.id, output, body, seq=self.seq, traceparent=traceparent,
@@ -129,7 +152,6 @@ class Links:
             self.tap(DATA, dst, output, self.seq, nbytes, traceparent)
         if pool is not None:
             pool.hold_placed(delivered)
-        self.sent[output] += 1
 
     # peers ------------------------------------------------------------------------------------
     def update(self, peers: dict[str, Any], watch: Watch) -> list[str]:
@@ -252,5 +274,6 @@ class Links:
         for timer in (self._credit_timer, self._release_timer):
             if timer is not None:
                 timer.cancel()
+        self.thinner.close()
         if self.shm_pool is not None:
             self.shm_pool.close()

@@ -284,7 +284,7 @@ class NodeRuntime:
                 self._in_routes.setdefault((node, output), []).append(name)
         self.clock = Clock(w.get("clock"), self.queue, self.sources, cut_off=self.cut_off)
         run_tag = os.path.basename(os.environ.get("FRAMEBUS_IPC_DIR", "fb-local"))
-        self.links.configure(w.get("outputs") or {}, f"{run_tag}-{self.id}-{os.getpid()}")
+        self.links.configure(w.get("outputs") or {}, f"{run_tag}-{self.id}-{os.getpid()}", w.get("rates"))
         tracing.configure(w.get("trace"), self.id, self.run_dir)
         self._update_peers(w.get("peers") or {})
 
@@ -456,6 +456,7 @@ class NodeRuntime:
             "busy": {name: busy for name, busy in self.busy.items() if busy},
             "sent": dict(self.links.sent),
             "send_dropped": dict(self.links.send_dropped),
+            "thinned": dict(self.links.thinner.thinned),
             "decode_errors": dict(self.bad.counts),
             "clock": self.clock.stats(),
             "shm": self.links.shm_pool.stats() if self.links.shm_pool is not None else None,

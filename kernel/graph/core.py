@@ -311,15 +311,19 @@ class Kernel:
 
     def _welcome(self, spec: NodeSpec) -> dict[str, Any]:
         outputs: dict[str, list[list[Any]]] = {}
+        rates: dict[str, dict[str, dict[str, float]]] = {}  # output -> dst -> input -> its rate
         for src_node, output, dst, inp in self.lf.edges():
             if src_node == spec.id:
                 ispec = self.lf.node(dst).inputs[inp]
                 outputs.setdefault(output, []).append([dst, inp, ispec.policy, ispec.size])
+                if ispec.rate is not None:
+                    rates.setdefault(output, {}).setdefault(dst, {})[inp] = ispec.rate
         return {
             "params": spec.params,
             "run": {"seed": self.lf.run.seed, "episodes": self.lf.run.episodes, "name": self.lf.name},
             "inputs": {name: i.model_dump() for name, i in spec.inputs.items()},
             "outputs": outputs,
+            "rates": rates,
             "peers": {n: [s.inbox, s.incarnation, s.features] for n, s in self.nodes.items()
                       if s.inbox and s.state != "failed"},
             "clock": spec.clock.model_dump() if spec.clock else None,
@@ -479,6 +483,7 @@ class Kernel:
             per_source = self.nodes[dst_node].stats.get("inputs", {}).get(inp, {})
             rstats = per_source.get(f"{src_node}/{output}") or per_source.get(src_node, {})
             sdrop = self.nodes[src_node].stats.get("send_dropped", {}).get(f"{output}->{dst_node}", 0)
+            thinned = self.nodes[src_node].stats.get("thinned", {}).get(f"{output}->{dst_node}", 0)
             edges.append({
                 "edge": f"{src_node}/{output} -> {dst_node}/{inp}",
                 "policy": self.lf.node(dst_node).inputs[inp].policy,
@@ -486,6 +491,7 @@ class Kernel:
                 "received": rstats.get("received", 0),
                 "dropped": rstats.get("dropped", 0) + sdrop,
                 "queued": self.nodes[dst_node].stats.get("queued", {}).get(inp, 0),
+                **({"thinned": thinned} if thinned else {}),  # never sent: the input's ``rate``
             })
         decode_errors = {n: s.stats.get("decode_errors", {}) for n, s in self.nodes.items() if s.stats.get("decode_errors")}
         if self.bad.counts:

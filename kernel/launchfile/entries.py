@@ -10,7 +10,7 @@ from typing import NamedTuple
 from kernel.launchfile.tree import ID_PATTERN, ID_RE, Y, check_keys, child_path, describe_value, err
 
 _GROUP_KEYS = ["group", "replicas", "nodes"]
-_INPUT_KEYS = ["from", "policy", "size"]
+_INPUT_KEYS = ["from", "policy", "size", "rate"]
 
 
 def is_group(entry: Y) -> bool:
@@ -79,7 +79,7 @@ def _normalise_input(spec: Y) -> Y:
     if isinstance(spec.value, str) or spec.is_list:  # the short forms: 'node/output', or a list of them
         spec = Y({"from": replace(spec, key_mark=None)}, spec.mark, spec.path, spec.key_mark)
     if not spec.is_map:
-        raise err(spec, "expected 'node/output' or a mapping with 'from', 'policy', 'size'")
+        raise err(spec, "expected 'node/output' or a mapping with 'from', 'policy', 'size', 'rate'")
     check_keys(spec, _INPUT_KEYS)
     src = spec.value.pop("from", None)
     if src is None:

@@ -30,6 +30,8 @@ class InputSpec(_Strict):
     sources: list[str] = Field(min_length=1)
     policy: Policy = "fifo"
     size: int = Field(default=16, ge=1)
+    rate: float | None = Field(default=None, gt=0, le=1000,
+                               description="most messages a second the senders send here (policy latest only)")
 
     @model_validator(mode="after")
     def _latest_keeps_one(self) -> InputSpec:
@@ -37,6 +39,9 @@ class InputSpec(_Strict):
         # would only hold stale ones.
         if self.policy == "latest":
             self.size = 1
+        elif self.rate is not None:
+            raise ValueError(f"rate {self.rate:g}: only an input with policy 'latest' can be thinned "
+                             f"(this one is {self.policy!r}, which wants every message)")
         return self
 
 
@@ -172,6 +177,7 @@ def node_doc(spec: NodeSpec) -> dict[str, Any]:
             "from": inp.sources[0] if len(inp.sources) == 1 else list(inp.sources),
             "policy": inp.policy,
             "size": inp.size,
+            **({"rate": inp.rate} if inp.rate is not None else {}),
         }
     return doc
 
