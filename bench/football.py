@@ -10,8 +10,9 @@ frame on CPU) that this is the ratio a benchmark run sees.
     python bench/football.py [--json] [--level 11_vs_11_easy_stochastic] [--frames 400] [--blocks 5] [--ui]
 
 ``--ui`` adds the live console (docs/console.md) to the bus side, reading every output, with a page
-open on it in headless Chromium for the whole block: run once with and once without it to see what
-watching a run costs.
+open on it in headless Chromium for the whole block. ``--ui-cost`` measures what watching costs
+side by side: each block plays the bus side twice, with and without the page (which goes first
+alternates), and ``ui_cost_ratio`` is the median step with the page over the median without.
 """
 
 from __future__ import annotations
@@ -41,6 +42,13 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process so far (from /proc; Linux only)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy() -> float:
+    """CPU seconds all processes on the machine have used so far (from /proc/stat)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 async def open_console_page(url: str) -> Any:
@@ -82,13 +90,16 @@ async def bus_block(level: str, frames: int, episodes: int, seed: int, text: boo
             port, token = console.free_port(), console.new_token()
             sources = ["env/obs", "env/step", "agent/action"]
             h.add("console", console.CONSOLE_USES, params={"port": port, "token": token, "sources": sources},
-                  inputs={console.input_name(i): {"from": s, "policy": "latest"} for i, s in enumerate(sources)})
+                  inputs={console.input_name(i): {"from": s, "policy": "latest", "rate": console.READ_RATE}
+                          for i, s in enumerate(sources)})
         await h.start(run=not ui)
         if ui:  # the page is open before the first step is played
             close_page = await open_console_page(console.url(port, token))
             h.kernel.start()
             await asyncio.wait_for(h.probe_runtime.wait_started(), 10)
         pids = [h.pid("env"), h.pid("agent")]
+        watchers = [h.pid("console")] if ui else []  # what watching adds: the console node ...
+        busy_start, watch_start = machine_busy(), sum(cpu_seconds(p) for p in watchers)
         for index in range(episodes):
             arrivals: list[float] = []
             codes: list[int] = []
@@ -105,6 +116,10 @@ async def bus_block(level: str, frames: int, episodes: int, seed: int, text: boo
             gaps = [b - a for a, b in zip(arrivals, arrivals[1:])]
             last = msg.body["info"]["frames"][-1]["state"]
             out.append({"gaps": gaps, "cpu": cpu, "codes": codes, "seed": seed + index, "ball": last["ball"]})
+        # ... and every process on the machine (Chromium included), in CPU seconds per step played
+        steps = sum(len(r["gaps"]) + 1 for r in out)
+        out[0]["busy_per_step"] = (machine_busy() - busy_start) / steps
+        out[0]["console_per_step"] = (sum(cpu_seconds(p) for p in watchers) - watch_start) / steps
         if close_page is not None:
             await close_page()
         await h.wait_finished(60)
@@ -145,14 +160,31 @@ def main() -> int:
     parser.add_argument("--blocks", type=int, default=5, help="alternating bus / direct blocks")
     parser.add_argument("--text", action="store_true", help="also build the text rendering in every obs")
     parser.add_argument("--ui", action="store_true", help="with the live console and a page open on it (bus side)")
+    parser.add_argument("--ui-cost", action="store_true",
+                        help="each block plays the bus side with and without the page: ui_cost_ratio")
     args = parser.parse_args()
     started = time.monotonic()
     bus: list[float] = []
+    watched: list[float] = []  # --ui-cost: the bus side with the page open
     direct: list[float] = []
-    bus_cpu = direct_cpu = 0.0
+    bus_cpu = watched_cpu = direct_cpu = 0.0
+    busy: dict[bool, list[float]] = {False: [], True: []}
+    console_cpu: list[float] = []
     same = True
     for block in range(args.blocks):
-        runs = asyncio.run(bus_block(args.level, args.frames, args.episodes, 1000 * block, args.text, args.ui))
+        seed = 1000 * block
+        if args.ui_cost:  # the same episodes with and without the page; which goes first alternates
+            order = [False, True] if block % 2 == 0 else [True, False]
+            played = {ui: asyncio.run(bus_block(args.level, args.frames, args.episodes, seed, args.text, ui))
+                      for ui in order}
+            runs, seen = played[False], played[True]
+            watched += [g for r in seen for g in r["gaps"]]
+            watched_cpu += sum(r["cpu"] for r in seen)
+            busy[False].append(runs[0]["busy_per_step"])
+            busy[True].append(seen[0]["busy_per_step"])
+            console_cpu.append(seen[0]["console_per_step"])
+        else:
+            runs = asyncio.run(bus_block(args.level, args.frames, args.episodes, seed, args.text, args.ui))
         bus += [g for r in runs for g in r["gaps"]]
         bus_cpu += sum(r["cpu"] for r in runs)
         times, cpu, replayed = direct_replay(args.level, runs)
@@ -181,6 +213,16 @@ def main() -> int:
         "seconds": round(time.monotonic() - started, 1),
         "cpus": os.cpu_count(),
     }
+    if args.ui_cost:
+        watched_ms = statistics.median(watched) * 1e3
+        out["ui"] = "both"
+        out["ui_bus_step_ms"] = round(watched_ms, 3)
+        out["ui_bus_overhead_ratio"] = round(watched_ms / direct_ms, 3)
+        out["ui_cost_ratio"] = round(watched_ms / bus_ms, 4)  # target <= 1.02
+        out["ui_cpu_ms_per_step"] = round(watched_cpu / len(watched) * 1e3, 3)
+        out["console_cpu_ms_per_step"] = round(statistics.fmean(console_cpu) * 1e3, 3)
+        out["machine_cpu_ms_per_step"] = {"without_page": round(statistics.fmean(busy[False]) * 1e3, 3),
+                                          "with_page": round(statistics.fmean(busy[True]) * 1e3, 3)}
     if args.json:
         print(json.dumps(out))
     else:
@@ -189,6 +231,9 @@ def main() -> int:
               f"(+{out['bus_overhead_ms']:.2f} ms; {len(bus)} steps each; {out['seconds']} s); CPU per step "
               f"{out['bus_cpu_ms_per_step']:.2f} vs {out['direct_cpu_ms_per_step']:.2f} ms -> "
               f"{out['cpu_overhead_ratio']:.3f}; load average {out['load_average_1m']}")
+        if args.ui_cost:
+            print(f"with the console page open: {out['ui_bus_step_ms']:.2f} ms/step -> ratio "
+                  f"{out['ui_bus_overhead_ratio']:.3f}; watching costs x{out['ui_cost_ratio']:.4f}")
     return 0
 
 

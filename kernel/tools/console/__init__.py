@@ -25,6 +25,9 @@ from kernel.launchfile import InputSpec, LaunchError, LaunchFile, NodeSpec, Rest
 from kernel.tools import rewrite
 
 CONSOLE_USES = "kernel.tools.console.node:ConsoleNode"
+READ_RATE = 10.0
+"""Messages a second the console is sent per output: its pages are updated 10 times a second, so
+the senders drop the rest before encoding them (kernel.bus.thinning), not the console after."""
 WEB_AGENT = "agent.web"
 WEB_AGENT_CLASS = "nodes.agent.web:WebAgent"  # used where the entry point is not installed (a fresh checkout)
 HOST = "127.0.0.1"
@@ -117,7 +120,7 @@ def with_console(lf: LaunchFile, port: int, token: str, *, node_id: str = "conso
 
     sources = [s for s in recordable_outputs(lf)]
     humans = [n.id for n in lf.nodes if is_web_agent(n)]
-    inputs = {input_name(i): InputSpec(sources=[s], policy="latest") for i, s in enumerate(sources)}
+    inputs = {input_name(i): InputSpec(sources=[s], policy="latest", rate=READ_RATE) for i, s in enumerate(sources)}
     params: dict[str, Any] = {"port": port, "token": token, "sources": sources, "humans": humans}
     spec = NodeSpec(id=rewrite.free_id(lf, node_id), uses=CONSOLE_USES, params=params,
                     inputs=inputs,  # type: ignore[arg-type]

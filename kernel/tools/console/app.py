@@ -128,8 +128,10 @@ async def serve(app: Starlette, port: int, host: str = "127.0.0.1") -> Any:
 
     if host not in ("127.0.0.1", "localhost", "::1"):
         raise ValueError(f"the console serves on loopback only, not on {host!r}")
+    # No per-message deflate: on loopback it only burns CPU beside the run (it was most of the
+    # console's time: a few ms per batch), and JPEG frames do not shrink anyway.
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off", access_log=False,
-                            ws="auto")
+                            ws="auto", ws_per_message_deflate=False)
     server = uvicorn.Server(config)
     server.install_signal_handlers = lambda: None  # type: ignore[method-assign]  # the node owns signals
     task = asyncio.get_running_loop().create_task(server.serve())
