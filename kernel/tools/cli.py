@@ -249,8 +249,8 @@ def _where(lf: launchfile.LaunchFile, address: str) -> None:
         landings = cluster.plan(lf)
     finally:
         cluster.shutdown()
-    console.print(f"where each node would run on the Ray cluster at {address} ({len(machines)} machine(s): "
-                  f"{', '.join(map(str, machines))}):", highlight=False, soft_wrap=True)
+    console.print(escape(f"where each node would run on the Ray cluster at {address} ({len(machines)} machine(s): "
+                         f"{', '.join(map(str, machines))}):"), highlight=False, soft_wrap=True)
     for line in render(landings):
         console.print(escape(line), highlight=False, soft_wrap=True)
     failed = [x.node for x in landings if x.problem is not None]
