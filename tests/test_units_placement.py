@@ -166,7 +166,7 @@ def test_hard_nodes_pinned_to_one_machine_must_fit_it_together(tmp_path: Path):
     env, agent, judge = plan(lf, CLUSTER, demand)
     assert env.problem is None
     assert agent.problem is not None and agent.problem.key == "nodes[1].resources"
-    assert "'env' already take {CPU 3} of {CPU 4}" in str(agent.problem)
+    assert "'env' already takes {CPU 3} of {CPU 4}" in str(agent.problem)
     assert judge.problem is None and "Ray uses another machine" in judge.note
 
 

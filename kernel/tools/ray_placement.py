@@ -202,9 +202,10 @@ def _land(lf: LaunchFile, spec: NodeSpec, cluster: Sequence[Machine], demand: di
         note = f"{copies[spec.group or '']} copies over {len(room)} machines: some share one"
     taken = pinned.get(m.node_id, {})
     if taken and not _fits(m, demand, taken):
-        others = ", ".join(repr(n) for n in pinned_by.get(m.node_id, []))
-        message = (f"node {spec.id!r} asks Ray for {describe(demand)} on {m}, where {others} already "
-                   f"take {describe(taken, demand)} of {describe(m.resources, demand)}")
+        others = pinned_by.get(m.node_id, [])
+        message = (f"node {spec.id!r} asks Ray for {describe(demand)} on {m}, where {', '.join(map(repr, others))} "
+                   f"already take{'s' if len(others) == 1 else ''} {describe(taken, demand)} of "
+                   f"{describe(m.resources, demand)}")
         if not soft:
             return Landing(spec.id, asked, [], problem=lf.error_at(spec.id, ["resources"], message))
         note = _join(note, f"soft: {message}; Ray uses another machine")
