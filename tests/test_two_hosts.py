@@ -223,3 +223,66 @@ def test_an_outsider_on_the_link_can_neither_join_steer_nor_feed_the_graph(hosts
     # env's inbox it did not get that far (each inbox has its own server key, which C does not know)
     assert summary["bus"]["curve_refused_by"] == {"kernel": 3}, summary["bus"]
     assert not summary["stats"]["decode_errors"]
+
+
+PLACED = """\
+nodes:
+  - group: w
+    replicas: 2
+    nodes:
+      - id: env
+        uses: hello.env
+        params: {length: 8, max_steps: 20}
+        inputs: {action: agent/action}
+        clock: {mode: lockstep, deadline: 5.0, default_action: stay}
+        placement: {spread: true}
+      - id: agent
+        uses: hello.agent
+        inputs: {obs: {from: env/obs, policy: latest}}
+        placement: {host: hostA}
+  - id: judge
+    uses: hello.judge
+    inputs: {step: {from: env/step, policy: block, size: 64}}
+    placement: {host: HOST, soft: true}
+"""
+
+
+def test_placement_puts_each_node_where_validate_said_it_would(hosts: dict[str, str], tmp_path: Path) -> None:
+    """Nodes placed by name (host A's and B's custom resources), and copies spread over both hosts:
+    `launch validate --address` says where each lands without starting anything, the run puts them
+    exactly there, and a host the cluster lacks is refused at its line, before anything starts."""
+    import re
+
+    def launch_on_a(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+        return subprocess.run(["bash", str(SCRIPT), "run", *args, "--backend", "ray", "--address", "198.18.0.1:6379"],
+                              env=hosts, capture_output=True, text=True, timeout=timeout, cwd=tmp_path)
+
+    lf = tmp_path / "placed.yaml"
+    lf.write_text(PLACED.replace("HOST", "hostB"))
+    res = launch_on_a("validate", str(lf))
+    assert res.returncode == 0, res.stderr[-3000:]
+    said = dict(re.findall(r"^  (\S+)\s+(198\.18\.0\.\d) \[host[AB]\]  \(", res.stderr, re.MULTILINE))
+    assert said == {"env-0": "198.18.0.1", "agent-0": "198.18.0.1", "env-1": "198.18.0.2", "agent-1": "198.18.0.1",
+                    "judge": "198.18.0.2"}, res.stderr
+    assert "(2 machine(s): 198.18.0.1 [hostA], 198.18.0.2 [hostB])" in res.stderr
+    assert "judge    198.18.0.2 [hostB]  (host: hostB, soft)" in res.stderr
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(PLACED.replace("HOST", "hostC"))
+    for command in ("validate", "run"):
+        res = launch_on_a(command, str(bad), *(["--out", str(tmp_path / "bad-run")] if command == "run" else []))
+        text = res.stderr.replace("\n", " ")
+        assert res.returncode == 2, res.stderr[-3000:]
+        assert "bad.yaml:18:23: nodes[1].placement.host: node 'judge': no machine of the cluster is known as " \
+               "'hostC'" in text and "the cluster has 198.18.0.1 [hostA], 198.18.0.2 [hostB]" in text, text
+    assert not (tmp_path / "bad-run").exists()
+
+    out = tmp_path / "run"
+    res = launch_on_a("run", str(lf), "--episodes", "10", "--out", str(out), "--json", timeout=180)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "completed" and summary["episodes"]["completed"] == 10
+    assert {n: v["ray"]["node_ip"] for n, v in summary["nodes"].items()} == said
+    judge = summary["nodes"]["judge"]["ray"]
+    assert judge["placement"] == {"asked": "host: hostB, soft", "planned": ["198.18.0.2"], "soft": True}
+    assert len({v["ray"]["node_id"] for v in summary["nodes"].values()}) == 2

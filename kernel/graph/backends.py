@@ -14,7 +14,7 @@ import os
 import pkgutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Protocol
 
 from rich.console import Console
 
@@ -35,7 +35,7 @@ class Cluster(Protocol):
     def __init__(self, address: str | None, console: Console) -> None: ...
     def start(self) -> None: ...
     def bus_host(self, lf: LaunchFile) -> str: ...
-    def check_feasible(self, specs: Sequence[NodeSpec]) -> None: ...
+    def check_feasible(self, lf: LaunchFile) -> None: ...
     def supervisor(self, specs: list[NodeSpec], env: dict[str, str], log_dir: Path, console: Console,
                    on_exit: Callable[..., None],
                    node_env: dict[str, dict[str, str]] | None) -> Supervisor: ...
@@ -86,7 +86,7 @@ def prepare(lf: LaunchFile, backend: str, address: str | None, console: Console)
     try:
         bus = lf.bus.model_copy(update={"transport": "tcp", "host": cluster.bus_host(lf)})
         lf = lf.model_copy(update={"bus": bus})
-        cluster.check_feasible(lf.nodes)
+        cluster.check_feasible(lf)
         keys = RunKeys.create(lf.bus, [n.id for n in lf.nodes])
     except BaseException:
         cluster.shutdown()

@@ -46,6 +46,10 @@ def check_references(lf: LaunchFile, nodes_y: list[Y]) -> None:
                 if node not in ids:
                     raise err(src_y, f"source {src!r} names unknown node '{node}'",
                                allowed=ids, suggestion=closest(node, ids))
+        if spec.placement is not None and spec.placement.spread and spec.group is None:
+            spread_y = y.value["placement"].value["spread"]
+            raise err(spread_y, f"node '{spec.id}' is in no replica group, so 'spread' has no copies to spread "
+                                "(put it in a group with 'replicas:', or use 'host'/'labels' to place this one node)")
         if spec.clock is not None and spec.clock.wait_for is not None:
             wait_y = y.value["clock"].value["wait_for"].value
             for name, name_y in zip(spec.clock.wait_for, wait_y, strict=True):

@@ -46,6 +46,7 @@ def load(path: str | Path, *, sets: Sequence[str] = (), episodes: int | None = N
         nodes = nodes_y.value if nodes_y is not None else []
         check_unique(index_entries(nodes))
         lf = _validate(root, source)
+        lf.node_trees = {spec.id: y for spec, y in zip(lf.nodes, nodes, strict=True)}
         check_references(lf, nodes)
         if node_class is not None:
             lf.parsed_params = check_params(lf, nodes, node_class)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 import yaml
@@ -12,7 +13,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_valida
 
 from kernel.bus.inputs import Policy
 from kernel.launchfile.errors import LaunchError, closest
-from kernel.launchfile.tree import ID_PATTERN
+from kernel.launchfile.tree import ID_PATTERN, child_path, err
 
 # A command's word or an environment value: YAML reads 8080 and true as a number and a bool, but a
 # process only gets strings, so they are taken as written.
@@ -65,6 +66,34 @@ class ClockSpec(_Strict):
         return self
 
 
+class PlacementSpec(_Strict):
+    """Where a node runs on a cluster (``--backend ray``; the local backend runs every node here).
+
+    ``host`` names one machine of the cluster: a custom resource it offers (``ray start --resources
+    '{"hostB": 1}'``), its address, its hostname or its Ray node id; ``labels`` asks for machines
+    with those Ray node labels (``ray start --labels``); ``spread`` deals the copies of a replica
+    group out over the machines, copy ``i`` to the ``i``-th of them. Hard by default (the node runs
+    there or not at all); ``soft`` prefers the place and falls back to any machine with room. Which
+    machine a name means is decided against the live cluster (kernel.tools.ray_backend.plan)."""
+
+    host: str | None = Field(default=None, min_length=1)
+    labels: dict[str, Word] = Field(default_factory=dict)
+    soft: bool = False
+    spread: bool = False
+
+    @model_validator(mode="after")
+    def _one_target(self) -> PlacementSpec:
+        if self.host is not None and self.labels:
+            raise ValueError("give 'host' (one machine) or 'labels' (machines with those labels), not both")
+        if self.host is not None and self.spread:
+            raise ValueError("'spread' deals copies out over several machines, and 'host' names one; "
+                             "spread over 'labels', or over every machine without 'host'")
+        if self.host is None and not self.labels and not self.spread:
+            raise ValueError("placement needs 'host' (a machine), 'labels' (Ray node labels) or 'spread: true' "
+                             "(copies of a replica group on different machines)")
+        return self
+
+
 def is_loopback(host: str) -> bool:
     """True when ``host`` can only be reached from this machine; names other than localhost count as open."""
     host = host.strip("[]")
@@ -86,6 +115,7 @@ class NodeSpec(_Strict):
     # What the node asks of a cluster backend; the local backend ignores it, so its keys are the
     # backend's to check (``--backend ray``: kernel.tools.ray_backend.RayResources).
     resources: dict[str, Any] | None = None
+    placement: PlacementSpec | None = None  # where on a cluster; the local backend ignores it
     group: str | None = None
     replica: int | None = None
 
@@ -139,6 +169,9 @@ class LaunchFile(_Strict):
     parsed_params: dict[str, Any] = Field(default_factory=dict, exclude=True, repr=False)
     """Node id -> its params as its ``Params`` model parsed them; filled only when ``load`` was
     given the node classes (``launch run`` and ``launch validate`` do that)."""
+    node_trees: dict[str, Any] = Field(default_factory=dict, exclude=True, repr=False)
+    """Node id -> the node as read (a kernel.launchfile.tree.Y, positions included), so a problem found
+    later against a live cluster is still reported where it was written (``error_at``)."""
 
     def node(self, node_id: str) -> NodeSpec:
         for spec in self.nodes:
@@ -149,6 +182,24 @@ class LaunchFile(_Strict):
             f"unknown node '{node_id}'", file=self.source, allowed=ids,
             suggestion=closest(node_id, ids),
         )
+
+    def error_at(self, node_id: str, keys: Sequence[str], message: str, *,
+                 allowed: Sequence[str] | None = None, suggestion: str | None = None) -> LaunchError:
+        """A LaunchError at the value ``keys`` lead to in node ``node_id`` as written (as deep as the
+        file has them), or at the file alone for a node code added."""
+        y = self.node_trees.get(node_id)
+        if y is None:
+            return LaunchError(message, file=self.source, key=".".join(["nodes", node_id, *keys]),
+                               allowed=allowed, suggestion=suggestion)
+        path = y.path
+        for key in keys:
+            child = y.get(key)
+            if child is None:
+                path = child_path(path, key)
+                break
+            y = child
+            path = y.path
+        return err(y, message, path=path, allowed=allowed, suggestion=suggestion)
 
     def edges(self) -> list[tuple[str, str, str, str]]:
         out: list[tuple[str, str, str, str]] = []

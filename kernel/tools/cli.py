@@ -50,6 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("validate", help="check a launch file and print it resolved")
     _file_args(p)
     _backend_arg(p)
+    p.add_argument("--address", help="with --backend ray: a running Ray cluster (host:port or auto) to ask where "
+                   "each node would land; nothing is started on it")
     p = sub.add_parser("graph", help="draw a launch file's graph")
     _file_args(p)
     p.add_argument("--format", choices=["text", "mermaid"], default="text")
@@ -129,6 +131,11 @@ def _load(args: argparse.Namespace, *, check: bool = False) -> launchfile.Launch
     found = problems(lf)
     if found:
         raise PreflightFailed("\n".join(found))
+    placed = [n.id for n in lf.nodes if n.placement is not None]
+    if placed and args.backend == "local":
+        console.print(f"[yellow]note:[/] placement: is for --backend ray; the local backend runs every node on this "
+                      f"machine, so it ignores the placement of {', '.join(map(repr, placed))}",
+                      highlight=False, soft_wrap=True)
     return lf
 
 
@@ -220,10 +227,36 @@ def _ui(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
+    if args.address and args.backend != "ray":
+        raise LaunchError("--address names a Ray cluster to ask where nodes would land; add --backend ray")
     lf = _load(args, check=True)
     print(lf.to_yaml(), end="")
+    if args.address:
+        _where(lf, args.address)
     console.print(f"[green]ok[/] {lf.source}: {len(lf.nodes)} nodes, {len(lf.edges())} edges")
     return 0
+
+
+def _where(lf: launchfile.LaunchFile, address: str) -> None:
+    """Join the cluster at ``address`` (starting nothing on it) and say where each node would land."""
+    from kernel.tools.ray_backend import RayCluster
+    from kernel.tools.ray_placement import render
+
+    cluster = RayCluster(address, console)
+    cluster.start()
+    try:
+        machines = cluster.machines()
+        landings = cluster.plan(lf)
+    finally:
+        cluster.shutdown()
+    console.print(escape(f"where each node would run on the Ray cluster at {address} ({len(machines)} machine(s): "
+                         f"{', '.join(map(str, machines))}):"), highlight=False, soft_wrap=True)
+    for line in render(landings):
+        console.print(escape(line), highlight=False, soft_wrap=True)
+    failed = [x.node for x in landings if x.problem is not None]
+    if failed:
+        raise LaunchError(f"{len(failed)} of {len(landings)} nodes cannot be placed on the cluster at {address}: "
+                          f"{', '.join(map(repr, failed))} (the reasons above)")
 
 
 def _graph(args: argparse.Namespace) -> int:

@@ -34,6 +34,7 @@ from rich.console import Console
 from kernel.bus.lifeline import die_with_parent
 from kernel.graph.supervisor import Proc, Supervisor
 from kernel.launchfile import LaunchError, LaunchFile, NodeSpec, is_loopback
+from kernel.tools.ray_placement import Landing, Machine, actor_options, describe, machines, plan
 
 log = structlog.get_logger("framebus.ray")
 
@@ -101,6 +102,11 @@ def _resources(spec: NodeSpec) -> RayResources:
     return RayResources.model_validate(spec.resources or {})
 
 
+def demand(spec: NodeSpec) -> dict[str, float]:
+    """A node's request as Ray's resource names (what a machine must have to take it)."""
+    return _resources(spec).demand()
+
+
 class PlacementError(OSError):
     """Ray could not start a node's actor (no room within the timeout, or the actor failed)."""
 
@@ -148,7 +154,8 @@ class FramebusNode:
             raise OSError(failure[0])
         assert self._proc is not None
         context = ray.get_runtime_context()
-        return {"pid": self._proc.pid, "node_ip": node_ip, "hostname": socket.gethostname(),
+        return {"pid": self._proc.pid, "node_ip": node_ip, "node_id": context.get_node_id(),
+                "hostname": socket.gethostname(),
                 "worker_pid": os.getpid(), "actor_id": context.get_actor_id(),
                 "assigned": context.get_assigned_resources()}
 
@@ -250,6 +257,7 @@ class RayCluster:
         self.owned = address is None
         self.console = console
         self._actor_class: Any = None
+        self.landings: dict[str, Landing] = {}  # node id -> where check_feasible placed it
 
     def start(self) -> None:
         try:
@@ -280,20 +288,30 @@ class RayCluster:
             return lf.bus.host
         return "127.0.0.1" if self.owned else ray.util.get_node_ip_address()
 
-    def check_feasible(self, specs: Sequence[NodeSpec]) -> None:
-        """Refuse at once a request no machine of the cluster can ever meet (Ray would wait forever)."""
+    def machines(self) -> list[Machine]:
+        """The live machines of the cluster now, with what each has free."""
         import ray
 
-        machines = [n for n in ray.nodes() if n.get("Alive")]
-        for spec in specs:
-            demand = _resources(spec).demand()
-            if not demand or any(all(m["Resources"].get(k, 0.0) >= v for k, v in demand.items()) for m in machines):
-                continue
-            have = "; ".join(f"{m.get('NodeManagerAddress', '?')}: {_describe(m['Resources'], demand)}"
-                             for m in machines[:5])
-            raise LaunchError(f"node {spec.id!r} asks Ray for {_describe(demand)}, but no machine of the cluster "
-                              f"has that much ({have}); change its resources or add a machine that has them",
-                              key=f"nodes.{spec.id}.resources")
+        try:  # per machine, from Ray's state API (no dashboard needed); only a note depends on it
+            from ray._private.state import available_resources_per_node
+
+            free = available_resources_per_node()
+        except Exception:
+            free = None
+        return machines(ray.nodes(), free)
+
+    def plan(self, lf: LaunchFile) -> list[Landing]:
+        """Where each node would land (``launch validate --address``), or why it cannot."""
+        return plan(lf, self.machines(), demand)
+
+    def check_feasible(self, lf: LaunchFile) -> None:
+        """Plan every node's place; refuse at once what no machine of the cluster can ever take (Ray
+        would wait forever) or a placement that names no machine, at the line it was written."""
+        landings = self.plan(lf)
+        for landing in landings:
+            if landing.problem is not None:
+                raise landing.problem
+        self.landings = {x.node: x for x in landings}
 
     def new_actor(self, spec: NodeSpec) -> Any:
         import ray
@@ -305,6 +323,7 @@ class RayCluster:
         options.update(r.model_dump(mode="json", exclude_none=True, exclude={"custom"}))
         if r.custom:
             options["resources"] = dict(r.custom)
+        options.update(actor_options(self.landings.get(spec.id)))  # placement: a host, labels, a spread copy
         return self._actor_class.options(**options).remote()
 
     def available(self) -> dict[str, float]:
@@ -369,8 +388,8 @@ class RaySupervisor(Supervisor):
             self.cluster.kill(actor)
             demand = _resources(spec).demand() if spec.resources is not None else {"CPU": 1.0}
             raise PlacementError(f"Ray did not place node {spec.id!r} within {PLACEMENT_TIMEOUT_S:g} s "
-                                 f"(FRAMEBUS_RAY_PLACEMENT_TIMEOUT): it asks for {_describe(demand)}, and the "
-                                 f"cluster has free now {_describe(self.cluster.available(), demand)}") from None
+                                 f"(FRAMEBUS_RAY_PLACEMENT_TIMEOUT): it asks for {describe(demand)}, and the "
+                                 f"cluster has free now {describe(self.cluster.available(), demand)}") from None
         except RayError as exc:
             self.cluster.kill(actor)
             raise PlacementError(f"the Ray actor for node {spec.id!r} failed to start it: {exc}") from None
@@ -387,8 +406,12 @@ class RaySupervisor(Supervisor):
 
     def where(self, node_id: str) -> dict[str, Any]:
         info = self.placed.get(node_id, {})
-        return {"backend": self.backend, "ray": {k: info[k] for k in ("node_ip", "hostname", "worker_pid",
-                                                                       "actor_id", "assigned") if k in info}}
+        ray_info = {k: info[k] for k in ("node_ip", "node_id", "hostname", "worker_pid", "actor_id", "assigned")
+                    if k in info}
+        landing = self.cluster.landings.get(node_id)
+        if landing is not None and landing.asked:
+            ray_info["placement"] = landing.record()
+        return {"backend": self.backend, "ray": ray_info}
 
     def close(self) -> None:
         """Kill every actor (their node processes die with them) and stop relaying output."""
@@ -398,18 +421,3 @@ class RaySupervisor(Supervisor):
         for actor in self.actors.values():
             self.cluster.kill(actor)
         self.actors.clear()
-
-
-def _describe(resources: dict[str, float], only: dict[str, float] | None = None) -> str:
-    """Resources the way a person reads them: CPU 2, GPU 1, memory 4.0 GiB."""
-    keys = list(only) if only else [k for k in resources if not k.startswith("node:") and k != "object_store_memory"]
-    parts = []
-    for key in keys:
-        value = resources.get(key, 0.0)
-        if key == "memory":
-            parts.append(f"memory {value / 2**30:.1f} GiB")
-        elif key.startswith("accelerator_type:"):
-            parts.append(key if value else f"no {key}")
-        else:
-            parts.append(f"{key} {value:g}")
-    return "{" + ", ".join(parts) + "}"
