@@ -286,3 +286,135 @@ def test_placement_puts_each_node_where_validate_said_it_would(hosts: dict[str, 
     judge = summary["nodes"]["judge"]["ray"]
     assert judge["placement"] == {"asked": "host: hostB, soft", "planned": ["198.18.0.2"], "soft": True}
     assert len({v["ray"]["node_id"] for v in summary["nodes"].values()}) == 2
+
+
+def _retry_notes(run_dir: Path) -> dict[str, str]:
+    """Episode id -> the store's note of why it was played again."""
+    import sqlite3
+
+    con = sqlite3.connect(run_dir / "results.sqlite")
+    try:
+        return dict(con.execute("SELECT episode_id, message FROM errors WHERE kind = 'retry'").fetchall())
+    finally:
+        con.close()
+
+
+def _episode_rows(run_dir: Path) -> list[tuple[str, int, float]]:
+    import sqlite3
+
+    con = sqlite3.connect(run_dir / "results.sqlite")
+    try:
+        return con.execute("SELECT e.episode_id, e.retries, m.value FROM episodes e JOIN metrics m "
+                           "ON m.episode_id = e.episode_id AND m.key = 'score' ORDER BY e.idx").fetchall()
+    finally:
+        con.close()
+
+
+def test_a_partition_past_the_grace_restarts_the_cut_off_nodes_and_replays_their_episode(
+        hosts: dict[str, str], tmp_path: Path) -> None:
+    """The link goes down for longer than bus.grace (4 s here): the agent and judge on host B are
+    given up for dead and restarted when the link is back; the episode they were in is replayed from
+    its start, so every episode is recorded once, scoring as without the fault (hello's rule agent:
+    100), and the replay is on its record."""
+    import time
+
+    from tests.helpers import wait_until
+
+    lf = tmp_path / "two.yaml"
+    lf.write_text("include: [hello.yaml]\nbus: {grace: 4}\nnodes:\n"
+                  "  - id: env\n    resources: {custom: {hostA: 0.1}}\n    restart: on-failure\n"
+                  "    clock: {mode: lockstep, deadline: 2.0, default_action: stay}\n"
+                  "  - id: agent\n    resources: {custom: {hostB: 0.1}}\n    restart: on-failure\n"
+                  "  - id: judge\n    resources: {custom: {hostB: 0.1}}\n    restart: on-failure\n")
+    out = tmp_path / "run"
+    log = (tmp_path / "launch.out").open("w")
+    proc = subprocess.Popen(["bash", str(SCRIPT), "run", "run", str(lf), "--backend", "ray", "--address",
+                             "198.18.0.1:6379", "--episodes", "300", "--out", str(out)],
+                            env=hosts, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
+    try:
+        assert wait_until(lambda: _completed(out) >= 20, 120, 0.5), (tmp_path / "launch.out").read_text()[-3000:]
+        before = _completed(out)
+        t = time.monotonic()
+        blip = subprocess.run(["bash", str(SCRIPT), "blip", "10"], env=hosts, capture_output=True, text=True,
+                              timeout=40)
+        assert blip.returncode == 0, blip.stderr
+        assert time.monotonic() - t >= 10
+        assert proc.wait(timeout=400) == 0, (tmp_path / "launch.out").read_text()[-3000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        log.close()
+    assert before < 300, "the run ended before the partition: make it longer"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "completed" and summary["episodes"]["completed"] == 300, summary["reason"]
+    nodes = summary["nodes"]
+    assert nodes["agent"]["restarts"] >= 1 and nodes["judge"]["restarts"] >= 1, nodes
+    assert nodes["env"]["restarts"] == 0, nodes["env"]
+    rows = _episode_rows(out)
+    assert len(rows) == 300 and len({r[0] for r in rows}) == 300
+    assert {score for _, _, score in rows} == {100.0}, [r for r in rows if r[2] != 100.0]
+    replayed = {eid for eid, retries, _ in rows if retries >= 1}
+    assert replayed, "the episode in flight was not replayed"
+    notes = _retry_notes(out)  # the fault is on the replayed episode's record
+    assert replayed <= set(notes) and all("died mid-episode" in notes[e] for e in replayed), notes
+
+
+def _raylet_of(ip: str, ray_tmp: str) -> list[int]:
+    """The raylet of the Ray node at ``ip`` started by this fixture."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if "raylet" in cmd.split(" ", 1)[0] and f"={ip} " in cmd + " " and ray_tmp in cmd:
+                pids.append(int(entry.name))
+    return pids
+
+
+def test_a_lost_host_s_nodes_come_back_on_the_other_and_replay_their_episode(
+        hosts: dict[str, str], tmp_path: Path) -> None:
+    """Host B's Ray node dies (its raylet killed) mid-run. The agent and judge there asked for host B
+    softly, so they are restarted on host A; the episode in flight is replayed from its start, and
+    every episode is recorded once, scoring as without the fault."""
+    import signal
+
+    from tests.helpers import wait_until
+
+    lf = tmp_path / "two.yaml"
+    lf.write_text("include: [hello.yaml]\nbus: {grace: 4}\nnodes:\n"
+                  "  - id: env\n    placement: {host: hostA}\n    restart: on-failure\n"
+                  "  - id: agent\n    placement: {host: hostB, soft: true}\n    restart: on-failure\n"
+                  "  - id: judge\n    placement: {host: hostB, soft: true}\n    restart: on-failure\n")
+    out = tmp_path / "run"
+    log = (tmp_path / "launch.out").open("w")
+    proc = subprocess.Popen(["bash", str(SCRIPT), "run", "run", str(lf), "--backend", "ray", "--address",
+                             "198.18.0.1:6379", "--episodes", "300", "--out", str(out)],
+                            env=hosts, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
+    try:
+        assert wait_until(lambda: _completed(out) >= 20, 120, 0.5), (tmp_path / "launch.out").read_text()[-3000:]
+        before = _completed(out)
+        raylets = _raylet_of("198.18.0.2", hosts["FB_RAY_TMP"])
+        assert len(raylets) == 1, raylets
+        os.kill(raylets[0], signal.SIGKILL)
+        assert proc.wait(timeout=400) == 0, (tmp_path / "launch.out").read_text()[-3000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        log.close()
+    assert before < 300, "the run ended before the host was lost: make it longer"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "completed" and summary["episodes"]["completed"] == 300, summary["reason"]
+    nodes = summary["nodes"]
+    assert {n: v["ray"]["node_ip"] for n, v in nodes.items()} == {n: "198.18.0.1" for n in nodes}, nodes
+    assert nodes["agent"]["restarts"] >= 1 and nodes["judge"]["restarts"] >= 1 and nodes["env"]["restarts"] == 0
+    rows = _episode_rows(out)
+    assert len(rows) == 300 and len({r[0] for r in rows}) == 300
+    assert {score for _, _, score in rows} == {100.0}, [r for r in rows if r[2] != 100.0]
+    replayed = {eid for eid, retries, _ in rows if retries >= 1}
+    assert replayed, "the episode in flight was not replayed"
+    notes = _retry_notes(out)  # the fault is on the replayed episode's record
+    assert replayed <= set(notes) and all("died mid-episode" in notes[e] for e in replayed), notes

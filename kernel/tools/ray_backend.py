@@ -258,6 +258,7 @@ class RayCluster:
         self.console = console
         self._actor_class: Any = None
         self.landings: dict[str, Landing] = {}  # node id -> where check_feasible placed it
+        self.lf: LaunchFile | None = None  # the run's launch file, for planning a restart anew
 
     def start(self) -> None:
         try:
@@ -312,6 +313,27 @@ class RayCluster:
             if landing.problem is not None:
                 raise landing.problem
         self.landings = {x.node: x for x in landings}
+        self.lf = lf
+
+    def replan(self, node_id: str, lost: set[str]) -> None:
+        """Where a restarting node goes now: the plan made against the machines alive now, less
+        ``lost`` (machines its last actor died with, which Ray may still list for a few heartbeats).
+        A soft host that is gone falls back to another machine; a hard one is an error."""
+        if self.lf is None:
+            return
+        alive = [m for m in self.machines() if m.node_id not in lost]
+        spec = self.lf.node(node_id)
+        for landing in plan(self.lf, alive, demand):
+            if landing.node != node_id:
+                continue
+            if landing.problem is not None and spec.placement is not None and spec.placement.soft:
+                fit = [m for m in alive if all(m.resources.get(k, 0.0) >= v for k, v in demand(spec).items())]
+                if fit:  # soft: the machine asked for is gone (or full for good), any other will do
+                    landing = Landing(node_id, landing.asked, fit,
+                                      note="soft: the place asked for is gone; Ray picks another machine")
+            if landing.problem is not None:
+                raise PlacementError(f"node {node_id!r} cannot be placed again: {landing.problem}")
+            self.landings[node_id] = landing
 
     def new_actor(self, spec: NodeSpec) -> Any:
         import ray
@@ -354,6 +376,18 @@ class RayCluster:
             ray.shutdown()
 
 
+def lost_machine(exc: Exception) -> str | None:
+    """The Ray node id an actor died with, when it died because that machine did (Ray says so in
+    the error's text only), else None."""
+    import re
+
+    text = str(exc)
+    if "node has died" not in text and "node was terminated" not in text:
+        return None
+    found = re.search(r"Node Id: ([0-9a-f]{16,})", text)
+    return found.group(1) if found else None
+
+
 class RaySupervisor(Supervisor):
     """The supervisor with node processes in Ray actors; restarts, stopping and exit codes unchanged."""
 
@@ -379,20 +413,33 @@ class RaySupervisor(Supervisor):
         old = self.actors.pop(spec.id, None)
         if old is not None:  # a restart gets a fresh actor, possibly on another machine
             self.cluster.kill(old)
-        actor = self.cluster.new_actor(spec)
-        self.actors[spec.id] = actor
-        try:
-            info = await asyncio.wait_for(_wait_ref(actor.start.remote(spec.cmd, env, os.getcwd())),
-                                          PLACEMENT_TIMEOUT_S)
-        except asyncio.TimeoutError:
-            self.cluster.kill(actor)
-            demand = _resources(spec).demand() if spec.resources is not None else {"CPU": 1.0}
-            raise PlacementError(f"Ray did not place node {spec.id!r} within {PLACEMENT_TIMEOUT_S:g} s "
-                                 f"(FRAMEBUS_RAY_PLACEMENT_TIMEOUT): it asks for {describe(demand)}, and the "
-                                 f"cluster has free now {describe(self.cluster.available(), demand)}") from None
-        except RayError as exc:
-            self.cluster.kill(actor)
-            raise PlacementError(f"the Ray actor for node {spec.id!r} failed to start it: {exc}") from None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + PLACEMENT_TIMEOUT_S
+        lost: set[str] = set()  # machines an actor of this node died with
+        while True:
+            if old is not None or lost:  # where it was planned may be gone: plan again
+                await asyncio.to_thread(self.cluster.replan, spec.id, set(lost))  # asks Ray's GCS
+            actor = self.cluster.new_actor(spec)
+            self.actors[spec.id] = actor
+            try:
+                info = await asyncio.wait_for(_wait_ref(actor.start.remote(spec.cmd, env, os.getcwd())),
+                                              max(1.0, deadline - loop.time()))
+                break
+            except asyncio.TimeoutError:
+                self.cluster.kill(actor)
+                demand = _resources(spec).demand() if spec.resources is not None else {"CPU": 1.0}
+                raise PlacementError(f"Ray did not place node {spec.id!r} within {PLACEMENT_TIMEOUT_S:g} s "
+                                     f"(FRAMEBUS_RAY_PLACEMENT_TIMEOUT): it asks for {describe(demand)}, and the "
+                                     f"cluster has free now {describe(self.cluster.available(), demand)}") from None
+            except RayError as exc:
+                self.cluster.kill(actor)
+                machine = lost_machine(exc)
+                if machine is None or machine in lost or loop.time() >= deadline:
+                    raise PlacementError(f"the Ray actor for node {spec.id!r} failed to start it: {exc}") from None
+                # Its machine died under it (a host lost just now, that Ray still listed): elsewhere
+                log.warning("a node's machine died before it started; placing it again", node=spec.id,
+                            machine=machine)
+                lost.add(machine)
         self.placed[spec.id] = info
         return RayNodeProcess(actor, info)
 
