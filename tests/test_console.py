@@ -96,6 +96,9 @@ def test_bad_page_requests_say_what_is_wrong():
     assert "unknown command 'pasue'" in asyncio.run(ask({"op": "ctl", "cmd": "pasue"}))
     assert "at least 1 (got 0)" in asyncio.run(ask({"op": "ctl", "cmd": "step", "n": 0}))
     assert "'agent' is no agent.web node" in asyncio.run(ask({"op": "act", "node": "agent", "action": "left"}))
+    assert "replay_step: t must be a whole step number, 0 or more (got -1)" in asyncio.run(
+        ask({"op": "replay_step", "episode": "ep00000", "t": -1}))
+    assert "replay: this console has no run folder" in asyncio.run(ask({"op": "replay", "episode": "ep00000"}))
     assert asyncio.run(ask({"op": "ctl", "cmd": "pause"}))["ok"] is True
 
 
@@ -344,3 +347,88 @@ def test_launch_ui_attaches_to_a_running_graph(tmp_path: Path, browser):
         for proc in (with_ui, plain_run, attached):
             if proc is not None:
                 _stop(proc)
+
+
+# ------------------------------------------------------------------------------------------------
+# the replay view: an episode played back from the run folder
+
+
+def _fake_run(run: Path, *, frames: bool, steps: int = 3, close: bool = True) -> list:
+    """A run folder as an agent.web run leaves it: the results store with an ended episode and its
+    step records, and (``frames``) a recording of its observations with frames. Returns the frames."""
+    import numpy as np
+
+    from kernel.bus import resultsdb
+    from kernel.bus.protocol import Message
+    from kernel.tools.record import RecordingWriter
+
+    run.mkdir(parents=True, exist_ok=True)
+    db = resultsdb.connect(run / resultsdb.FILENAME)
+    db.execute("INSERT INTO episodes VALUES ('ep00000', 0, 'completed', 'env', 0, 0, ?)",
+               (json.dumps({"score": 100.0, "steps": steps}),))
+    pictures = []
+    writer = RecordingWriter(run / "recording.mcap") if frames else None
+    for t in range(steps):
+        record = {"episode": "ep00000", "t": t, "decided_by": "human" if t % 2 else "agent-auto", "valid": True,
+                  "sent": ["left", "right"][t % 2]}
+        db.execute("INSERT INTO steps VALUES (?, 'agent', 'ep00000', ?, ?)", (t, t, json.dumps(record)))
+        if writer is not None:
+            frame = np.full((16, 24, 3), 20 * t, np.uint8)
+            pictures.append(frame)
+            obs = {"episode": "ep00000", "t": t, "text": f"observation {t}", "goal": "the end", "frame": frame}
+            writer.write(Message("data", "env", "obs", obs, seq=2 * t + 1, ts=1e9 + t, step=t))
+            step = {"episode": "ep00000", "t": t, "action": record["sent"], "valid": True, "reward": float(t),
+                    "done": t == steps - 1, "info": {}}
+            writer.write(Message("data", "env", "step", step, seq=2 * t + 2, ts=1e9 + t + 0.5, step=t))
+            writer.flush()
+    db.close()
+    if writer is not None and close:
+        writer.close()
+    return pictures
+
+
+def test_replay_joins_step_records_and_the_recording(tmp_path: Path):
+    from kernel.sdk.images import png_bytes
+    from kernel.tools.console.replay import NO_FRAMES, Replays
+
+    pictures = _fake_run(tmp_path / "run", frames=True)
+    replays = Replays(tmp_path / "run")
+    outline = replays.episode("ep00000")
+    assert [s["t"] for s in outline["steps"]] == [0, 1, 2] and outline["stored"] == 3
+    assert outline["frames"] and not outline["pending"] and outline["recordings"] == ["recording.mcap"]
+    assert [(s["action"], s["reward"], s["decided_by"]) for s in outline["steps"]] == [
+        ("left", 0.0, ["agent-auto"]), ("right", 1.0, ["human"]), ("left", 2.0, ["agent-auto"])]
+    step = replays.step("ep00000", 1)
+    assert step["obs"]["text"] == "observation 1" and step["frame"] and step["records"][0]["record"]["sent"] == "right"
+    assert replays.frame("ep00000", 2) == png_bytes(pictures[2], 1)  # the recorder's own PNG, byte for byte
+    with pytest.raises(LookupError, match=r"no step t=3 in episode ep00000: it has 3 steps, t=0..2"):
+        replays.step("ep00000", 3)
+    with pytest.raises(LookupError, match=r"no step t=7 .* t=0..2"):
+        replays.frame("ep00000", 7)
+    with pytest.raises(LookupError, match=r"no episode 'ep9'.*the ended episodes are ep00000 \(1 in all\)"):
+        replays.episode("ep9")
+
+    _fake_run(tmp_path / "bare", frames=False)
+    outline = Replays(tmp_path / "bare").episode("ep00000")
+    assert len(outline["steps"]) == 3 and not outline["frames"] and outline["frames_note"] == NO_FRAMES
+    with pytest.raises(LookupError, match="no frame of ep00000 t=0: this run kept no frames"):
+        Replays(tmp_path / "bare").frame("ep00000", 0)
+
+
+def test_replay_reads_a_recording_while_it_is_written(tmp_path: Path):
+    """A recording is read up to its newest complete record, and on from there as it grows."""
+    from kernel.tools.console.replay import Replays
+
+    _fake_run(tmp_path / "full", frames=True)
+    data = (tmp_path / "full" / "recording.mcap").read_bytes()
+    _fake_run(tmp_path / "run", frames=False)
+    replays = Replays(tmp_path / "run")
+    seen = []
+    for n in [*range(0, len(data), 97), len(data)]:
+        (tmp_path / "run" / "recording.mcap").write_bytes(data[:n])
+        outline = replays.episode("ep00000")
+        seen.append(sum(s["frame"] for s in outline["steps"]))
+        assert outline["pending"] == (n < len(data) and seen[-1] < 3)
+    assert seen == sorted(seen) and seen[-1] == 3
+    assert replays.recordings.files[tmp_path / "run" / "recording.mcap"].complete
+    assert replays.frame("ep00000", 0).startswith(b"\x89PNG")
