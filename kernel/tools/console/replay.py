@@ -81,7 +81,7 @@ class Replays:
         steps = [_outline(t, records.get(t, []), seen.get(t)) for t in sorted(set(records) | set(seen))]
         idx, status, node, retries, metrics = row[0] if row else (None, "running", None, 0, "{}")
         framed = any(s["frame"] for s in steps)
-        pending = self.recordings.writing and any(t not in seen for t in records)
+        pending = self.recordings.writing and _behind(records, seen)
         return {"episode": episode, "index": idx, "status": status, "node": node, "retries": retries,
                 "metrics": plain(json.loads(metrics or "{}")), "steps": steps,
                 "stored": sum(len(r) for r in records.values()),
@@ -136,6 +136,16 @@ class Replays:
         span = f"t={found[0]}..{found[-1]}" if found == list(range(found[0], found[-1] + 1)) else \
             "t in " + ", ".join(map(str, found[:20])) + (" …" if len(found) > 20 else "")
         return LookupError(f"no step t={t} in episode {episode}: it has {len(found)} steps, {span}")
+
+
+def _behind(records: dict[int, Any], seen: dict[int, Seen]) -> bool:
+    """Whether the recording has not caught up with the episode: a step with a record but no recorded
+    observation, or a last step without the step record its predecessors have (the environment
+    publishes it after the observation, so a write can fall between them)."""
+    if any(t not in seen for t in records):
+        return True
+    ts = sorted(seen)
+    return bool(ts) and seen[ts[-1]].step is None and any(seen[t].step is not None for t in ts[:-1])
 
 
 def _outline(t: int, records: list[tuple[str, dict[str, Any]]], seen: Seen | None) -> dict[str, Any]:
