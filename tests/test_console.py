@@ -432,3 +432,192 @@ def test_replay_reads_a_recording_while_it_is_written(tmp_path: Path):
     assert seen == sorted(seen) and seen[-1] == 3
     assert replays.recordings.files[tmp_path / "run" / "recording.mcap"].complete
     assert replays.frame("ep00000", 0).startswith(b"\x89PNG")
+
+
+class _InProcessConsole:
+    """A console served from this process on a run folder, with no graph behind it (the kernel's
+    services answered here): the page's replay needs only the run folder."""
+
+    def __init__(self, run_dir: Path) -> None:
+        import threading
+
+        from kernel.tools.console.app import build_app, serve
+
+        async def call(node, svc, body):
+            if svc == "status":
+                return {"run": run_dir.name, "paused": True, "nodes": {}, "episodes": {"completed": 1, "total": 1}}
+            return {"edges": []}
+
+        self.hub = Hub(call, run_dir=run_dir, humans=[])
+        self.token, port = ui.new_token(), ui.free_port()
+        self.base = f"http://127.0.0.1:{port}/"
+        self.url = ui.url(port, self.token)
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+        async def start():
+            self.server = await serve(build_app(self.hub, self.token), port)
+            self.hub.start()
+
+        asyncio.run_coroutine_threadsafe(start(), self.loop).result(30)
+
+    def close(self) -> None:
+        async def stop():
+            await self.hub.stop()
+            self.server.should_exit = True
+            await asyncio.gather(self.server.framebus_task, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(stop(), self.loop).result(30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+
+def _get(url: str) -> tuple[int, str]:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+@needs_chromium
+@pytest.mark.timeout(120)
+def test_replay_page_says_when_a_run_kept_no_frames(tmp_path: Path, browser):
+    _fake_run(tmp_path / "run", frames=False)
+    console = _InProcessConsole(tmp_path / "run")
+    try:
+        # frames are served like everything else: the token or nothing
+        assert _get(console.base + "frame/ep00000/0")[0] == 401
+        assert _get(console.base + "frame/ep00000/0?token=wrong")[0] == 403
+        status, text = _get(console.base + f"frame/ep00000/0?token={console.token}")
+        assert status == 404 and "this run kept no frames" in text
+        status, text = _get(console.base + f"frame/ep00000/9?token={console.token}")
+        assert status == 404 and "it has 3 steps, t=0..2" in text
+        status, text = _get(console.base + f"frame/ep00000/-1?token={console.token}")
+        assert status == 400 and "whole step number" in text
+        status, text = _get(console.base + f"frame/nope/0?token={console.token}")
+        assert status == 404 and "the ended episodes are ep00000" in text
+
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(console.url)
+        page.click('#episodes tr[data-episode="ep00000"]', timeout=30_000)
+        page.wait_for_selector('#replay[open][data-steps="3"][data-t="0"]')
+        assert "this run kept no frames" in page.locator("#replay .r-noframe").inner_text()
+        assert page.locator("#replay img.r-frame").is_hidden()
+        assert page.locator("#replay .r-decided").inner_text() == "decided by agent-auto"
+        page.keyboard.press("ArrowRight")
+        page.wait_for_selector('#replay[data-t="1"]')
+        assert page.locator("#replay .r-decided").inner_text() == "decided by human"
+        assert "no observation recorded" in page.locator("#replay .r-obs").inner_text()
+        reply = page.evaluate("framebusConsole.send('replay_step', {episode: 'ep00000', t: 5})")
+        assert not reply["ok"] and "it has 3 steps, t=0..2" in reply["error"]
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#replay:not([open])", state="attached")
+        assert not errors, errors
+    finally:
+        console.close()
+
+
+WALK_YAML = """\
+name: walk
+nodes:
+  - id: env
+    uses: tests.nodes_frames:FramedHelloEnv
+    params: {length: 8, max_steps: 20, frames: true, target: 4}
+    inputs: {action: agent/action}
+    clock: {mode: lockstep, deadline: 10.0, default_action: stay}
+  - id: agent
+    uses: agent.llm
+    params: {model: model, template: hello, images: false}
+    inputs: {obs: {from: env/obs, policy: latest}}
+  - id: model
+    uses: tests.nodes_frames:LineModel
+  - id: judge
+    uses: hello.judge
+    inputs: {step: {from: env/step, policy: block, size: 64}}
+run: {episodes: 100000, seed: 0}
+"""
+
+
+@needs_chromium
+@pytest.mark.timeout(180)
+def test_replay_an_episode_of_a_recorded_run(tmp_path: Path, browser):
+    """agent.llm walks the line world from 0 to 4 (four steps an episode) under --record --ui; the
+    page replays the first episode: its step records from the store and its recorded frames."""
+    import io
+    import sqlite3
+
+    import numpy as np
+    from PIL import Image
+
+    from tests.nodes_frames import draw
+
+    (tmp_path / "walk.yaml").write_text(WALK_YAML)
+    run = tmp_path / "run"
+    proc = launch_bg("run", str(tmp_path / "walk.yaml"), "--record", "--ui", "--out", str(run))
+    try:
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(_console_url(proc))
+        page.wait_for_selector("#run-state[data-state=running]", timeout=30_000)  # the socket is open
+        page.click("#btn-pause")  # wherever it is: 8 more decisions end the first episode at the latest
+        page.wait_for_selector("#run-state[data-state=paused]", timeout=30_000)
+        page.fill("#step-n", "8")
+        page.click("#btn-step")
+        page.click('#episodes tr[data-episode="ep00000"]', timeout=30_000)
+        page.wait_for_selector('#replay[open][data-t="0"]', timeout=30_000)
+
+        def store() -> list[tuple[int, dict]]:
+            with sqlite3.connect(run / "results.sqlite") as db:
+                return [(t, json.loads(r)) for t, r in db.execute(
+                    "SELECT t, record FROM steps WHERE episode_id = 'ep00000' ORDER BY t")]
+
+        assert wait_until(lambda: len(store()) == 4, 10)  # the agent's writer thread commits on its own time
+        stored = store()
+        assert [t for t, _ in stored] == [0, 1, 2, 3]
+        assert page.get_attribute("#replay", "data-steps") == str(len(stored))
+
+        def at(t: int) -> None:
+            """Step t is shown: its number, its action, its observation, its step record and its frame."""
+            page.wait_for_selector(f'#replay[data-t="{t}"] img.r-frame[data-t="{t}"]', timeout=30_000)
+            assert page.locator("#replay .r-pos").inner_text() == f"step {t + 1} of 4, t={t}"
+            assert page.locator("#replay .r-action").inner_text() == stored[t][1]["sent"] == "right"
+            assert page.locator("#replay .r-obs").inner_text() == f"You are at {t} on a line from 0 to 7; the goal is at 4."
+            reply = page.locator("#replay .r-record[data-node=agent] .r-reply").inner_text()
+            assert reply == f"reply: 4 is above {t}, so: right"
+            assert f"You are at {t} " in page.locator("#replay .r-record[data-node=agent] .r-prompt").inner_text()
+            src = page.get_attribute("#replay img.r-frame", "src")
+            png = page.request.get(page.url.split("?")[0] + src).body()
+            assert np.array_equal(np.asarray(Image.open(io.BytesIO(png))), draw(t, 4, 8))  # the walker at t
+
+        at(0)  # the recorder writes every 2 s: until then the page says so and asks again
+        page.wait_for_selector('#replay[data-pending="false"][data-frames="true"]', timeout=30_000)
+        page.click("#replay .r-next")
+        at(1)
+        page.click("#replay .r-next")
+        at(2)
+        page.click("#replay .r-prev")
+        at(1)
+        page.locator("#replay .r-slider").fill("3")
+        at(3)
+        assert page.locator("#replay .r-done").inner_text() == "episode ends here"
+        assert page.locator("#replay .r-reward").inner_text() == "reward 1, return 1"
+        page.click("#replay .r-first")
+        at(0)
+        page.select_option("#replay .r-speed", "16")
+        page.click("#replay .r-play")
+        page.wait_for_selector('#replay[data-playing="false"][data-t="3"] img.r-frame[data-t="3"]', timeout=30_000)
+
+        page.keyboard.press("Escape")
+        page.click("#btn-stop")
+        assert proc.wait(60) == 0, proc.output()[-3000:]
+        assert not errors, errors
+    finally:
+        _stop(proc)

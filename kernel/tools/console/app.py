@@ -27,8 +27,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from kernel.tools.console.hub import Hub, pack
 
 STATIC = Path(__file__).parent / "static"
-FILES = {"console.js": "text/javascript", "msgpack.js": "text/javascript", "console.css": "text/css",
-         "index.html": "text/html"}
+FILES = {"console.js": "text/javascript", "msgpack.js": "text/javascript", "replay.js": "text/javascript",
+         "console.css": "text/css", "index.html": "text/html"}
 COOKIE = "framebus_console"
 
 
