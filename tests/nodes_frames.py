@@ -1,10 +1,14 @@
 """A hello world that also draws: the line-walking environment with an RGB ``frame`` in every
-observation, so recordings of it carry an image channel (tests/test_record.py, test_report.py)."""
+observation, so recordings of it carry an image channel (tests/test_record.py, test_report.py);
+and a model node that walks it, for agent.llm's step records (tests/test_console.py)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
+from kernel import Node, service
 from nodes.game.hello import CountdownEnv
 
 CELL = 12  # pixels per position
@@ -25,3 +29,18 @@ class FramedHelloEnv(CountdownEnv):
 
     def render(self) -> np.ndarray:
         return draw(self.state["position"], self.state["target"], self.params.length)
+
+
+class LineModel(Node):
+    """A model node (the ``chat`` service agent.llm asks) that plays the line world: it reads the
+    newest "You are at X ... the goal is at Y" of the prompt and answers with a sentence around the
+    move, so agent.llm writes real step records (prompt, reply, parsed action) without a model."""
+
+    @service("chat")
+    def chat(self, body: dict) -> dict:
+        text = " ".join(str(m.get("content")) for m in body["messages"] if m.get("role") == "user")
+        at, goal = map(int, re.findall(r"You are at (\d+) .*? the goal is at (\d+)", text)[-1])
+        move = "right" if goal > at else "left" if goal < at else "stay"
+        return {"text": f"{goal} is {'above' if goal > at else 'below' if goal < at else 'at'} {at}, so: {move}",
+                "usage": {"prompt_tokens": len(text.split()), "completion_tokens": 6}, "latency_s": 0.0,
+                "cost_usd": 0.0}

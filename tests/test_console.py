@@ -96,6 +96,9 @@ def test_bad_page_requests_say_what_is_wrong():
     assert "unknown command 'pasue'" in asyncio.run(ask({"op": "ctl", "cmd": "pasue"}))
     assert "at least 1 (got 0)" in asyncio.run(ask({"op": "ctl", "cmd": "step", "n": 0}))
     assert "'agent' is no agent.web node" in asyncio.run(ask({"op": "act", "node": "agent", "action": "left"}))
+    assert "replay_step: t must be a whole step number, 0 or more (got -1)" in asyncio.run(
+        ask({"op": "replay_step", "episode": "ep00000", "t": -1}))
+    assert "replay: this console has no run folder" in asyncio.run(ask({"op": "replay", "episode": "ep00000"}))
     assert asyncio.run(ask({"op": "ctl", "cmd": "pause"}))["ok"] is True
 
 
@@ -344,3 +347,277 @@ def test_launch_ui_attaches_to_a_running_graph(tmp_path: Path, browser):
         for proc in (with_ui, plain_run, attached):
             if proc is not None:
                 _stop(proc)
+
+
+# ------------------------------------------------------------------------------------------------
+# the replay view: an episode played back from the run folder
+
+
+def _fake_run(run: Path, *, frames: bool, steps: int = 3, close: bool = True) -> list:
+    """A run folder as an agent.web run leaves it: the results store with an ended episode and its
+    step records, and (``frames``) a recording of its observations with frames. Returns the frames."""
+    import numpy as np
+
+    from kernel.bus import resultsdb
+    from kernel.bus.protocol import Message
+    from kernel.tools.record import RecordingWriter
+
+    run.mkdir(parents=True, exist_ok=True)
+    db = resultsdb.connect(run / resultsdb.FILENAME)
+    db.execute("INSERT INTO episodes VALUES ('ep00000', 0, 'completed', 'env', 0, 0, ?)",
+               (json.dumps({"score": 100.0, "steps": steps}),))
+    pictures = []
+    writer = RecordingWriter(run / "recording.mcap") if frames else None
+    for t in range(steps):
+        record = {"episode": "ep00000", "t": t, "decided_by": "human" if t % 2 else "agent-auto", "valid": True,
+                  "sent": ["left", "right"][t % 2]}
+        db.execute("INSERT INTO steps VALUES (?, 'agent', 'ep00000', ?, ?)", (t, t, json.dumps(record)))
+        if writer is not None:
+            frame = np.full((16, 24, 3), 20 * t, np.uint8)
+            pictures.append(frame)
+            obs = {"episode": "ep00000", "t": t, "text": f"observation {t}", "goal": "the end", "frame": frame}
+            writer.write(Message("data", "env", "obs", obs, seq=2 * t + 1, ts=1e9 + t, step=t))
+            step = {"episode": "ep00000", "t": t, "action": record["sent"], "valid": True, "reward": float(t),
+                    "done": t == steps - 1, "info": {}}
+            writer.write(Message("data", "env", "step", step, seq=2 * t + 2, ts=1e9 + t + 0.5, step=t))
+            writer.flush()
+    db.close()
+    if writer is not None and close:
+        writer.close()
+    return pictures
+
+
+def test_replay_joins_step_records_and_the_recording(tmp_path: Path):
+    from kernel.sdk.images import png_bytes
+    from kernel.tools.console.replay import NO_FRAMES, Replays
+
+    pictures = _fake_run(tmp_path / "run", frames=True)
+    replays = Replays(tmp_path / "run")
+    outline = replays.episode("ep00000")
+    assert [s["t"] for s in outline["steps"]] == [0, 1, 2] and outline["stored"] == 3
+    assert outline["frames"] and not outline["pending"] and outline["recordings"] == ["recording.mcap"]
+    assert [(s["action"], s["reward"], s["decided_by"]) for s in outline["steps"]] == [
+        ("left", 0.0, ["agent-auto"]), ("right", 1.0, ["human"]), ("left", 2.0, ["agent-auto"])]
+    step = replays.step("ep00000", 1)
+    assert step["obs"]["text"] == "observation 1" and step["frame"] and step["records"][0]["record"]["sent"] == "right"
+    assert replays.frame("ep00000", 2) == png_bytes(pictures[2], 1)  # the recorder's own PNG, byte for byte
+    with pytest.raises(LookupError, match=r"no step t=3 in episode ep00000: it has 3 steps, t=0..2"):
+        replays.step("ep00000", 3)
+    with pytest.raises(LookupError, match=r"no step t=7 .* t=0..2"):
+        replays.frame("ep00000", 7)
+    with pytest.raises(LookupError, match=r"no episode 'ep9'.*the ended episodes are ep00000 \(1 in all\)"):
+        replays.episode("ep9")
+
+    _fake_run(tmp_path / "bare", frames=False)
+    outline = Replays(tmp_path / "bare").episode("ep00000")
+    assert len(outline["steps"]) == 3 and not outline["frames"] and outline["frames_note"] == NO_FRAMES
+    with pytest.raises(LookupError, match="no frame of ep00000 t=0: this run kept no frames"):
+        Replays(tmp_path / "bare").frame("ep00000", 0)
+
+
+def test_replay_reads_a_recording_while_it_is_written(tmp_path: Path):
+    """A recording is read up to its newest complete record, and on from there as it grows."""
+    from kernel.tools.console.replay import Replays
+
+    _fake_run(tmp_path / "full", frames=True)
+    data = (tmp_path / "full" / "recording.mcap").read_bytes()
+    _fake_run(tmp_path / "run", frames=False)
+    replays = Replays(tmp_path / "run")
+    seen = []
+    for n in [*range(0, len(data), 97), len(data)]:
+        (tmp_path / "run" / "recording.mcap").write_bytes(data[:n])
+        outline = replays.episode("ep00000")
+        seen.append(sum(s["frame"] for s in outline["steps"]))
+        assert outline["pending"] == (n < len(data) and seen[-1] < 3)
+    assert seen == sorted(seen) and seen[-1] == 3
+    assert replays.recordings.files[tmp_path / "run" / "recording.mcap"].complete
+    assert replays.frame("ep00000", 0).startswith(b"\x89PNG")
+
+
+class _InProcessConsole:
+    """A console served from this process on a run folder, with no graph behind it (the kernel's
+    services answered here): the page's replay needs only the run folder."""
+
+    def __init__(self, run_dir: Path) -> None:
+        import threading
+
+        from kernel.tools.console.app import build_app, serve
+
+        async def call(node, svc, body):
+            if svc == "status":
+                return {"run": run_dir.name, "paused": True, "nodes": {}, "episodes": {"completed": 1, "total": 1}}
+            return {"edges": []}
+
+        self.hub = Hub(call, run_dir=run_dir, humans=[])
+        self.token, port = ui.new_token(), ui.free_port()
+        self.base = f"http://127.0.0.1:{port}/"
+        self.url = ui.url(port, self.token)
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+        async def start():
+            self.server = await serve(build_app(self.hub, self.token), port)
+            self.hub.start()
+
+        asyncio.run_coroutine_threadsafe(start(), self.loop).result(30)
+
+    def close(self) -> None:
+        async def stop():
+            await self.hub.stop()
+            self.server.should_exit = True
+            await asyncio.gather(self.server.framebus_task, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(stop(), self.loop).result(30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+
+def _get(url: str) -> tuple[int, str]:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+@needs_chromium
+@pytest.mark.timeout(120)
+def test_replay_page_says_when_a_run_kept_no_frames(tmp_path: Path, browser):
+    _fake_run(tmp_path / "run", frames=False)
+    console = _InProcessConsole(tmp_path / "run")
+    try:
+        # frames are served like everything else: the token or nothing
+        assert _get(console.base + "frame/ep00000/0")[0] == 401
+        assert _get(console.base + "frame/ep00000/0?token=wrong")[0] == 403
+        status, text = _get(console.base + f"frame/ep00000/0?token={console.token}")
+        assert status == 404 and "this run kept no frames" in text
+        status, text = _get(console.base + f"frame/ep00000/9?token={console.token}")
+        assert status == 404 and "it has 3 steps, t=0..2" in text
+        status, text = _get(console.base + f"frame/ep00000/-1?token={console.token}")
+        assert status == 400 and "whole step number" in text
+        status, text = _get(console.base + f"frame/nope/0?token={console.token}")
+        assert status == 404 and "the ended episodes are ep00000" in text
+
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(console.url)
+        page.click('#episodes tr[data-episode="ep00000"]', timeout=30_000)
+        page.wait_for_selector('#replay[open][data-steps="3"][data-t="0"]')
+        assert "this run kept no frames" in page.locator("#replay .r-noframe").inner_text()
+        assert page.locator("#replay img.r-frame").is_hidden()
+        assert page.locator("#replay .r-decided").inner_text() == "decided by agent-auto"
+        page.keyboard.press("ArrowRight")
+        page.wait_for_selector('#replay[data-t="1"]')
+        assert page.locator("#replay .r-decided").inner_text() == "decided by human"
+        assert "no observation recorded" in page.locator("#replay .r-obs").inner_text()
+        reply = page.evaluate("framebusConsole.send('replay_step', {episode: 'ep00000', t: 5})")
+        assert not reply["ok"] and "it has 3 steps, t=0..2" in reply["error"]
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#replay:not([open])", state="attached")
+        assert not errors, errors
+    finally:
+        console.close()
+
+
+WALK_YAML = """\
+name: walk
+nodes:
+  - id: env
+    uses: tests.nodes_frames:FramedHelloEnv
+    params: {length: 8, max_steps: 20, frames: true, target: 4}
+    inputs: {action: agent/action}
+    clock: {mode: lockstep, deadline: 10.0, default_action: stay}
+  - id: agent
+    uses: agent.llm
+    params: {model: model, template: hello, images: false}
+    inputs: {obs: {from: env/obs, policy: latest}}
+  - id: model
+    uses: tests.nodes_frames:LineModel
+  - id: judge
+    uses: hello.judge
+    inputs: {step: {from: env/step, policy: block, size: 64}}
+run: {episodes: 100000, seed: 0}
+"""
+
+
+@needs_chromium
+@pytest.mark.timeout(180)
+def test_replay_an_episode_of_a_recorded_run(tmp_path: Path, browser):
+    """agent.llm walks the line world from 0 to 4 (four steps an episode) under --record --ui; the
+    page replays the first episode: its step records from the store and its recorded frames."""
+    import io
+    import sqlite3
+
+    import numpy as np
+    from PIL import Image
+
+    from tests.nodes_frames import draw
+
+    (tmp_path / "walk.yaml").write_text(WALK_YAML)
+    run = tmp_path / "run"
+    proc = launch_bg("run", str(tmp_path / "walk.yaml"), "--record", "--ui", "--out", str(run))
+    try:
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(_console_url(proc))
+        page.wait_for_selector("#run-state[data-state=running]", timeout=30_000)  # the socket is open
+        page.click("#btn-pause")  # wherever it is: 8 more decisions end the first episode at the latest
+        page.wait_for_selector("#run-state[data-state=paused]", timeout=30_000)
+        page.fill("#step-n", "8")
+        page.click("#btn-step")
+        page.click('#episodes tr[data-episode="ep00000"]', timeout=30_000)
+        page.wait_for_selector('#replay[open][data-t="0"]', timeout=30_000)
+
+        def store() -> list[tuple[int, dict]]:
+            with sqlite3.connect(run / "results.sqlite") as db:
+                return [(t, json.loads(r)) for t, r in db.execute(
+                    "SELECT t, record FROM steps WHERE episode_id = 'ep00000' ORDER BY t")]
+
+        assert wait_until(lambda: len(store()) == 4, 10)  # the agent's writer thread commits on its own time
+        stored = store()
+        assert [t for t, _ in stored] == [0, 1, 2, 3]
+        assert page.get_attribute("#replay", "data-steps") == str(len(stored))
+
+        def at(t: int) -> None:
+            """Step t is shown: its number, its action, its observation, its step record and its frame."""
+            page.wait_for_selector(f'#replay[data-t="{t}"] img.r-frame[data-t="{t}"]', timeout=30_000)
+            assert page.locator("#replay .r-pos").inner_text() == f"step {t + 1} of 4, t={t}"
+            assert page.locator("#replay .r-action").inner_text() == stored[t][1]["sent"] == "right"
+            assert page.locator("#replay .r-obs").inner_text() == f"You are at {t} on a line from 0 to 7; the goal is at 4."
+            reply = page.locator("#replay .r-record[data-node=agent] .r-reply").inner_text()
+            assert reply == f"reply: 4 is above {t}, so: right"
+            assert f"You are at {t} " in page.locator("#replay .r-record[data-node=agent] .r-prompt").inner_text()
+            src = page.get_attribute("#replay img.r-frame", "src")
+            png = page.request.get(page.url.split("?")[0] + src).body()
+            assert np.array_equal(np.asarray(Image.open(io.BytesIO(png))), draw(t, 4, 8))  # the walker at t
+
+        at(0)  # the recorder writes every 2 s: until then the page says so and asks again
+        page.wait_for_selector('#replay[data-pending="false"][data-frames="true"]', timeout=30_000)
+        page.click("#replay .r-next")
+        at(1)
+        page.click("#replay .r-next")
+        at(2)
+        page.click("#replay .r-prev")
+        at(1)
+        page.locator("#replay .r-slider").fill("3")
+        at(3)
+        assert page.locator("#replay .r-done").inner_text() == "episode ends here"
+        assert page.locator("#replay .r-reward").inner_text() == "reward 1, return 1"
+        page.click("#replay .r-first")
+        at(0)
+        page.select_option("#replay .r-speed", "16")
+        page.click("#replay .r-play")
+        page.wait_for_selector('#replay[data-playing="false"][data-t="3"] img.r-frame[data-t="3"]', timeout=30_000)
+
+        page.keyboard.press("Escape")
+        page.click("#btn-stop")
+        assert proc.wait(60) == 0, proc.output()[-3000:]
+        assert not errors, errors
+    finally:
+        _stop(proc)

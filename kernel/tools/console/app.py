@@ -5,13 +5,15 @@ page gets): none gives 401 (a socket is closed with code 4401), a wrong one 403 
 speaks msgpack both ways: the server sends ``{"type": "batch", "items": {key: value}}`` with the
 newest value of each key the page has not had yet, and answers each ``{"id", "op", ...}`` a page
 sends with ``{"type": "reply", "id", "ok", ...}`` or ``{"type": "reply", "id", "ok": false,
-"error"}``, the error naming what was wrong.
+"error"}``, the error naming what was wrong. ``/frame/{episode}/{t}`` serves the replay view's
+recorded frames (kernel.tools.console.replay); it needs the token like every other request.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +27,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from kernel.tools.console.hub import Hub, pack
 
 STATIC = Path(__file__).parent / "static"
-FILES = {"console.js": "text/javascript", "msgpack.js": "text/javascript", "console.css": "text/css",
-         "index.html": "text/html"}
+FILES = {"console.js": "text/javascript", "msgpack.js": "text/javascript", "replay.js": "text/javascript",
+         "console.css": "text/css", "index.html": "text/html"}
 COOKIE = "framebus_console"
 
 
@@ -70,6 +72,23 @@ def build_app(hub: Hub, token: str) -> Starlette:
             return refused(status)
         return Response(status_code=204)
 
+    async def frame(request: Request) -> Response:
+        """``/frame/{episode}/{t}``: a recorded frame for the replay view, as the recorder wrote it (PNG)."""
+        if (status := check_token(token, _given(request))) is not None:
+            return refused(status)
+        episode, t = request.path_params["episode"], request.path_params["t"]
+        if not (t.isascii() and t.isdigit()):
+            return PlainTextResponse(f"t must be a whole step number, 0 or more (got {t!r})\n", status_code=400)
+        if hub.replays is None:
+            return PlainTextResponse("this console has no run folder, so it has no frames\n", status_code=404)
+        try:
+            png = await asyncio.to_thread(hub.replays.frame, episode, int(t))
+        except LookupError as exc:
+            return PlainTextResponse(f"{exc.args[0] if exc.args else exc}\n", status_code=404)
+        except sqlite3.Error as exc:  # another process holds the store's lock longer than the busy timeout
+            return PlainTextResponse(f"the results store could not be read now ({exc}); try again\n", status_code=503)
+        return Response(png, media_type="image/png", headers={"Cache-Control": "private, max-age=300"})
+
     async def socket(ws: WebSocket) -> None:
         if (status := check_token(token, _given(ws))) is not None:
             await ws.close(code=4000 + status, reason="no token" if status == 401 else "wrong token")
@@ -89,7 +108,7 @@ def build_app(hub: Hub, token: str) -> Starlette:
             await asyncio.gather(sender, return_exceptions=True)
 
     return Starlette(routes=[Route("/", index), Route("/static/{name}", static), Route("/favicon.ico", favicon),
-                             WebSocketRoute("/ws", socket)])
+                             Route("/frame/{episode}/{t}", frame), WebSocketRoute("/ws", socket)])
 
 
 SEND_INTERVAL_S = 0.1

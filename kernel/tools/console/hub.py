@@ -122,6 +122,9 @@ class Hub:
         self._episode_rowid = 0
         self._step_rowid = 0
         self.tasks: list[asyncio.Task[Any]] = []
+        from kernel.tools.console.replay import Replays  # here: that module imports this one's plain()
+
+        self.replays = Replays(run_dir) if run_dir is not None else None
         self._raw: dict[str, tuple[str, str, Any, int | None]] = {}  # node/output -> its newest message, not shown yet
 
     # input ------------------------------------------------------------------------------------
@@ -184,7 +187,9 @@ class Hub:
 
     async def command(self, msg: dict[str, Any]) -> dict[str, Any]:
         """A page's request: ``ctl`` (pause, resume, step, stop), ``act`` (a human's action),
-        ``steps`` (an episode's step records). Returns the reply sent back to that page."""
+        ``mode`` (take over, hand back), ``steps`` (an episode's step records as stored),
+        ``replay`` (an episode's outline) and ``replay_step`` (one step of it, ``t``). Returns the
+        reply sent back to that page."""
         op = msg.get("op")
         if op == "ctl":
             cmd = msg.get("cmd")
@@ -215,7 +220,22 @@ class Hub:
             if not isinstance(episode, str):
                 raise ValueError(f"steps: episode must be an episode id string (got {episode!r})")
             return {"ok": True, "episode": episode, "steps": await asyncio.to_thread(self._steps_of, episode)}
-        raise ValueError(f"unknown op {op!r}; a page may send ctl, act, mode or steps")
+        if op in ("replay", "replay_step"):
+            return {"ok": True, **await self._replay(op, msg)}
+        raise ValueError(f"unknown op {op!r}; a page may send ctl, act, mode, steps, replay or replay_step")
+
+    async def _replay(self, op: str, msg: dict[str, Any]) -> dict[str, Any]:
+        episode = msg.get("episode")
+        if not isinstance(episode, str):
+            raise ValueError(f"{op}: episode must be an episode id string (got {episode!r})")
+        t = msg.get("t")
+        if op == "replay_step" and (not isinstance(t, int) or isinstance(t, bool) or t < 0):
+            raise ValueError(f"replay_step: t must be a whole step number, 0 or more (got {t!r})")
+        if self.replays is None:
+            raise ValueError(f"{op}: this console has no run folder, so there is nothing to replay")
+        if op == "replay":
+            return await asyncio.to_thread(self.replays.episode, episode)
+        return await asyncio.to_thread(self.replays.step, episode, t)
 
     # loops ------------------------------------------------------------------------------------
     def start(self) -> None:

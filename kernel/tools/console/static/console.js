@@ -44,7 +44,6 @@
       ws.send(MsgPack.encode({ id, op, ...fields }));
     });
   }
-  window.framebusConsole = { send };
 
   function setState(s) { const e = $("#run-state"); e.dataset.state = s; e.textContent = s; }
 
@@ -145,17 +144,9 @@
       const metrics = Object.entries(r.metrics || {}).map(([k, v]) => `${k}=${typeof v === "number" ? +v.toFixed(4) : v}`).join(", ");
       const tr = el("tr", { "data-episode": r.episode }, el("td", {}, String(r.index ?? "")), el("td", {}, r.episode),
         el("td", {}, r.status), el("td", {}, metrics));
-      tr.onclick = () => showSteps(r.episode);
+      tr.onclick = () => window.framebusReplay.open(r.episode);
       body.append(tr);
     }
-  }
-
-  async function showSteps(episode) {
-    const reply = await send("steps", { episode });
-    const box = $("#episode-steps"); box.textContent = "";
-    if (!reply.ok) return;
-    box.append(el("h3", {}, `steps of ${episode} (${reply.steps.length} records)`));
-    for (const s of reply.steps) box.append(el("pre", {}, `${s.node} t=${s.t}\n${json(s.record)}`));
   }
 
   function drawAgent(v) {
@@ -249,6 +240,7 @@
                       Enter: "return", Tab: "tab", Backspace: "backspace" };
   document.addEventListener("keydown", (ev) => {
     if (ev.target instanceof HTMLInputElement || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if ($("#replay").open && !ev.shiftKey) return;  // keys go to the replay; Shift+P/R/S/X/T still steer the run
     if (ev.shiftKey && ev.key.toUpperCase() === "T") {
       const h = Object.values(state.human).find((x) => x.auto);
       if (h) { ev.preventDefault(); toggleMode(h.node); }
@@ -278,6 +270,7 @@
     return send("ctl", { cmd: "step", n });
   };
   const stop = () => send("ctl", { cmd: "stop" });
+  window.framebusConsole = { send, summarize };
   $("#btn-pause").onclick = pause;
   $("#btn-resume").onclick = resume;
   $("#btn-step").onclick = step;
