@@ -165,7 +165,8 @@ from pettingzoo.test import parallel_api_test, parallel_seed_test  # noqa: E402
 from kernel.gym import GraphParallelEnv  # noqa: E402
 
 FOOTBALL = pytest.mark.skipif(importlib.util.find_spec("gfootball") is None, reason="gfootball is not installed")
-PARALLEL = ["hello.yaml", "sokoban_random.yaml", "kidgym_random.yaml", pytest.param("football_multiagent.yaml", marks=FOOTBALL),
+PARALLEL = ["hello.yaml", "sokoban_random.yaml", "kidgym_random.yaml", "rps_random.yaml",  # rps: pettingzoo.env's typed spaces
+            pytest.param("football_multiagent.yaml", marks=FOOTBALL),
             pytest.param("football_random.yaml", marks=FOOTBALL)]
 
 
