@@ -54,6 +54,11 @@ if [ ! -x .venv/bin/python ]; then
 fi
 log "installing framebus into .venv"
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,model,games,record,scale,browser,console,worlds]"
+# highway-env's metadata asks for pygame-ce, a fork that installs over pygame's files; the env runs on the
+# pygame above (tests/test_gym_env.py drives highway_random.yaml), so it goes in without its dependencies.
+# Its other dependencies are gymnasium and matplotlib (installed above) and pandas (installed here).
+.venv/bin/python -m pip install -q --disable-pip-version-check pandas
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps "highway-env>=1.12,<1.13"
 
 # Google Research Football: a C++ engine built once from source (about 15 minutes on 2 cores; the
 # wheel is cached under ~/.cache/framebus, so later setups take seconds).

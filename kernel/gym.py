@@ -11,12 +11,17 @@ agent node replaced by the caller.
 ``reset()`` takes the next episode the kernel deals (a stop request ends one still in play);
 ``reset(seed=s)`` one that plays episode index ``s`` of the run (its level and seed), so a seed
 always gives the same episode;
-``step(i)`` publishes the i-th of the env node's actions (its ``describe`` service; for an env
-whose actions change with the state and so describes none, the i-th of the current observation's
-``actions``, out of ``max_actions``) as the agent's ``action`` on the bus and returns the next observation, the step stream's reward, and, when the
-episode ends, the metrics the judge (or the env) ended it with in ``info["metrics"]``. Nodes only
-the replaced agent used (its model server) are not started. The observation is the env's text view
-(``obs["text"]``) as a Gymnasium Text space; ``info["obs"]`` is the whole observation body.
+``step(action)`` sends the action as the agent's ``action`` on the bus and returns the next
+observation, the step stream's reward, and, when the episode ends, the metrics the judge (or the
+env) ended it with in ``info["metrics"]``. Nodes only the replaced agent used (its model server) are
+not started.
+
+The spaces are the env node's own declaration (its ``spaces`` service, ``kernel.graphspaces``), so
+no game is written here: a ``gym.env`` node over CartPole offers CartPole's Box and Discrete, and
+observations are typed values of the Box; a text game offers its text view (``obs["text"]``) as a
+Text space and its action names as a Discrete (action i sends the i-th name; for an env whose
+actions change with the state, the i-th of the current observation's ``actions``, out of
+``max_actions``). ``info["obs"]`` is the whole observation body.
 
 The graph runs on its own event loop in a background thread; the Gymnasium calls block the
 caller's thread only, never that loop. ``close()`` stops every node and removes the run's sockets.
@@ -29,7 +34,6 @@ import contextlib
 import os
 import queue
 import shutil
-import string
 import tempfile
 import threading
 from pathlib import Path
@@ -39,11 +43,14 @@ import gymnasium
 from gymnasium import spaces
 from rich.console import Console
 
+import kernel.sdk.spaces as decl
 from kernel.bus.runtime import NodeRuntime
+from kernel.graphspaces import AgentSpaces, from_describe
 from kernel.graph.runner import open_graph
 from kernel.graph.supervisor import Supervisor
 from kernel.launchfile import InputSpec, LaunchFile, NodeSpec
 from kernel.launchfile.pipeline import load
+from kernel.sdk.errors import RemoteError
 from kernel.sdk.node import Message, Node
 from kernel.sdk.registry import load_node_class
 
@@ -53,10 +60,6 @@ except ImportError:  # pettingzoo comes with the worlds extra; GraphEnv works wi
     ParallelEnv = object  # type: ignore[assignment,misc]
 
 __all__ = ["GraphEnv", "GraphParallelEnv", "GraphError"]
-
-CHARSET = frozenset(string.printable) | frozenset(chr(c) for c in range(0xA0, 0x3000))
-"""The characters an observation's text may hold (Gymnasium's Text space lists them)."""
-
 
 class GraphError(RuntimeError):
     """The graph could not be started, or a node failed while the caller was waiting on it."""
@@ -116,6 +119,8 @@ class _Graph:
         if len(envs) != 1:
             raise GraphError(f"{lf.source}: the agents read observations of several nodes ({', '.join(sorted(envs))})")
         self.env_id = envs.pop()
+        self.outputs = {a: specs[a].inputs["obs"].sources[0].split("/", 1)[1] for a in self.agents}
+        """The env output each agent reads its observations from (``obs``; ``obs_A`` of pettingzoo.env)."""
         replaced = [specs[a] for a in self.agents]
         kept = [s for s in lf.nodes if s.id not in self.agents and not self._only_for(s, replaced, lf)]
         self.dropped = sorted(set(specs) - {s.id for s in kept} - set(self.agents))
@@ -145,7 +150,7 @@ class _Graph:
         self._tasks: list[asyncio.Future[Any]] = []
         try:
             self.call(self._start(), timeout)
-            self.described = self.call(self.stands[self.lead].request(self.env_id, "describe", {}), timeout)
+            self.declared = self.call(self._declare(), timeout)
         except BaseException:
             self.close()
             raise
@@ -156,6 +161,44 @@ class _Graph:
         self.t = 0
         self.done = True
         self.last: dict[str, dict[str, Any]] = {}
+
+    async def _declare(self) -> dict[str, decl.ObsSpaces]:
+        """The env node's ``spaces`` for each agent's output (checked); the default from its
+        ``describe`` where it serves no ``spaces``."""
+        outputs = sorted(set(self.outputs.values()))
+        stand = self.stands[self.lead]
+        where = f"{self.lf.source}: node {self.env_id!r}'s spaces"
+        try:
+            declared = await stand.request(self.env_id, "spaces", {})
+        except RemoteError as exc:
+            if exc.remote_type != "UnknownService":
+                raise GraphError(f"{where}: {exc}") from None
+            declared = from_describe(await stand.request(self.env_id, "describe", {}), outputs)
+        try:
+            declared = decl.check(declared, where)
+        except ValueError as exc:
+            raise GraphError(str(exc)) from None
+        missing = [o for o in outputs if o not in declared]
+        if missing:
+            raise GraphError(f"{where}: nothing declared for the output(s) {', '.join(missing)} the agents read "
+                             f"(declared: {', '.join(declared)})")
+        return declared
+
+    def spaces(self, agent: str, *, max_actions: int, max_text: int | None) -> AgentSpaces:
+        """``agent``'s spaces from the declaration of the output it reads."""
+        output = self.outputs[agent]
+        try:
+            return AgentSpaces(self.declared[output], f"{self.lf.source}: node {self.env_id!r}'s spaces[{output!r}]",
+                               max_actions=max_actions, max_text=max_text)
+        except ValueError as exc:
+            raise GraphError(str(exc)) from None
+
+    def observe(self, spaces_: AgentSpaces, body: dict[str, Any]) -> Any:
+        """An obs body as a value of the agent's observation space; a GraphError where it does not fit."""
+        try:
+            return spaces_.observation(body)
+        except ValueError as exc:
+            raise GraphError(str(exc)) from None
 
     @staticmethod
     def _only_for(spec: NodeSpec, replaced: list[NodeSpec], lf: LaunchFile) -> bool:
@@ -326,58 +369,55 @@ class _Graph:
             shutil.rmtree(self._run_dir, ignore_errors=True)
 
 
-def _text(body: dict[str, Any], limit: int) -> str:
-    text = "".join(c if c in CHARSET else "?" for c in str(body.get("text") or ""))
-    return text[:limit]
-
-
 class GraphEnv(gymnasium.Env):
-    """A launch file as a Gymnasium env, with the node ``agent`` played by the caller."""
+    """A launch file as a Gymnasium env, with the node ``agent`` played by the caller; its spaces
+    are the ones the env node declares (``kernel.graphspaces``)."""
 
     metadata = {"render_modes": []}
 
     def __init__(self, launch_file: str | Path, agent: str = "agent", *, sets: Sequence[str] = (),
-                 episodes: int = 1_000_000, timeout: float = 120.0, max_text: int = 65536,
+                 episodes: int = 1_000_000, timeout: float = 120.0, max_text: int | None = None,
                  max_actions: int = 16) -> None:
         self.graph = _Graph(launch_file, [agent], sets=sets, episodes=episodes, timeout=timeout)
         self.agent = agent
         self.env_id, self.dropped, self.supervisor = self.graph.env_id, self.graph.dropped, self.graph.supervisor
-        self.actions: list[str] = list(self.graph.described.get("actions") or [])
-        # An env whose actions change with the state (KidGym's lettered options) describes none: then
-        # action i is the i-th of the current observation's actions, and one past them sends no action.
-        self.dynamic = not self.actions
-        self.action_space = spaces.Discrete(max_actions if self.dynamic else len(self.actions))
-        self.observation_space = spaces.Text(max_length=max_text, min_length=0, charset=CHARSET)
+        try:
+            self.spaces = self.graph.spaces(agent, max_actions=max_actions, max_text=max_text)
+        except BaseException:
+            self.graph.close()
+            raise
+        self.actions: list[str] = self.spaces.actions
+        """The action names (index i sends ``actions[i]``); empty where the actions are not fixed names."""
+        self.dynamic = self.spaces.listed
+        self.action_space = self.spaces.action_space
+        self.observation_space = self.spaces.observation_space
 
     @property
     def episode(self) -> str | None:
         """The id of the episode in play (or the last one), as the run's results name it."""
         return self.graph.episode
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         """The next dealt episode; with ``seed``, one that plays episode index ``seed`` of the
         launch file's run (its level, its seed), so the same seed gives the same episode."""
         super().reset(seed=seed)
         body = self.graph.reset(seed)[self.agent]
-        return _text(body, self.observation_space.max_length), {"obs": _same(body)}
+        return self.graph.observe(self.spaces, body), {"obs": _same(body)}
 
-    def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if self.graph.done:
             raise GraphError("step() after the episode ended: call reset()")
-        if not self.action_space.contains(action):
-            raise ValueError(f"action {action!r} is not in {self.action_space}")
         last = self.graph.last[self.agent]
-        current = list(last.get("actions") or []) if self.dynamic else self.actions
-        name = current[int(action)] if int(action) < len(current) else None
-        record, bodies = self.graph.step({self.agent: name})
+        sent = self.spaces.action(action, last)
+        record, bodies = self.graph.step({self.agent: sent})
         reward = float(record.get("reward", 0.0))
-        info: dict[str, Any] = {"action": name, "valid": record.get("valid"), "step": _same(record)}
+        info: dict[str, Any] = {"action": sent, "valid": record.get("valid"), "step": _same(record)}
         if bodies is None:
             truncated = bool(record.get("info", {}).get("truncated"))
             info["metrics"] = self.graph.metrics()
-            return _text(last, self.observation_space.max_length), reward, not truncated, truncated, info
+            return self.graph.observe(self.spaces, last), reward, not truncated, truncated, info
         info["obs"] = _same(bodies[self.agent])
-        return _text(bodies[self.agent], self.observation_space.max_length), reward, False, False, info
+        return self.graph.observe(self.spaces, bodies[self.agent]), reward, False, False, info
 
     def close(self) -> None:
         self.graph.close()
@@ -386,12 +426,13 @@ class GraphEnv(gymnasium.Env):
 class GraphParallelEnv(ParallelEnv):
     """A launch file as a PettingZoo ParallelEnv keyed by agent node id: every agent node (one that
     reads the env's ``obs`` and whose ``action`` the env reads), or those named in ``agents``, is
-    played by the caller; nodes only they used (their model server) are not started."""
+    played by the caller; nodes only they used (their model server) are not started. Each agent's
+    spaces are the ones the env node declares for the output it reads."""
 
     metadata = {"render_modes": [], "name": "framebus_graph", "is_parallelizable": True}
 
     def __init__(self, launch_file: str | Path, agents: Sequence[str] | None = None, *, sets: Sequence[str] = (),
-                 episodes: int = 1_000_000, timeout: float = 120.0, max_text: int = 65536,
+                 episodes: int = 1_000_000, timeout: float = 120.0, max_text: int | None = None,
                  max_actions: int = 16) -> None:
         if ParallelEnv is object:
             raise GraphError("GraphParallelEnv needs pettingzoo: pip install pettingzoo (setup.sh installs it)")
@@ -399,23 +440,27 @@ class GraphParallelEnv(ParallelEnv):
         self.possible_agents = list(self.graph.agents)
         self.agents: list[str] = []
         self.dropped, self.supervisor = self.graph.dropped, self.graph.supervisor
-        self.actions: list[str] = list(self.graph.described.get("actions") or [])
-        self.dynamic = not self.actions  # as in GraphEnv: index the current observation's actions
-        self._action_space = spaces.Discrete(max_actions if self.dynamic else len(self.actions))
-        self._observation_space = spaces.Text(max_length=max_text, min_length=0, charset=CHARSET)
+        try:
+            self.spaces = {a: self.graph.spaces(a, max_actions=max_actions, max_text=max_text)
+                           for a in self.possible_agents}
+        except BaseException:
+            self.graph.close()
+            raise
+        self.actions: list[str] = self.spaces[self.graph.lead].actions
+        """The first agent's action names (``spaces[agent].actions`` has each agent's)."""
 
     def observation_space(self, agent: str) -> spaces.Space:
-        return self._observation_space
+        return self.spaces[agent].observation_space
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self._action_space
+        return self.spaces[agent].action_space
 
     @property
     def episode(self) -> str | None:
         return self.graph.episode
 
-    def _obs(self, bodies: dict[str, dict[str, Any]]) -> dict[str, str]:
-        return {a: _text(bodies[a], self._observation_space.max_length) for a in self.possible_agents}
+    def _obs(self, bodies: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        return {a: self.graph.observe(self.spaces[a], bodies[a]) for a in self.possible_agents}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         bodies = self.graph.reset(seed)
@@ -425,17 +470,17 @@ class GraphParallelEnv(ParallelEnv):
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         if self.graph.done:
             raise GraphError("step() after the episode ended: call reset()")
-        names: dict[str, Any] = {}
+        sent: dict[str, Any] = {}
         for agent in self.agents:
             action = actions.get(agent)
-            if action is not None and not self._action_space.contains(action):
-                raise ValueError(f"action {action!r} of {agent!r} is not in {self._action_space}")
-            current = list(self.graph.last[agent].get("actions") or []) if self.dynamic else self.actions
-            names[agent] = None if action is None or int(action) >= len(current) else current[int(action)]
-        record, bodies = self.graph.step(names)
+            try:
+                sent[agent] = None if action is None else self.spaces[agent].action(action, self.graph.last[agent])
+            except ValueError as exc:
+                raise ValueError(f"{agent!r}: {exc}") from None
+        record, bodies = self.graph.step(sent)
         per_agent = record.get("rewards") if isinstance(record.get("rewards"), dict) else {}
         rewards = {a: float(per_agent.get(a, record.get("reward", 0.0))) for a in self.agents}
-        infos: dict[str, dict[str, Any]] = {a: {"action": names[a], "valid": record.get("valid")} for a in self.agents}
+        infos: dict[str, dict[str, Any]] = {a: {"action": sent[a], "valid": record.get("valid")} for a in self.agents}
         if bodies is None:
             truncated = bool(record.get("info", {}).get("truncated"))
             metrics = self.graph.metrics()

@@ -25,6 +25,96 @@ def test_gymnasium_env_checker_passes_on_bundled_graphs(launch_file):
         env.close()
 
 
+@pytest.mark.timeout(300)
+def test_a_gym_env_graph_offers_the_envs_own_spaces_and_typed_observations():
+    """No per-game code: gym.env declares CartPole's spaces, GraphEnv offers them, and the
+    observations are CartPole's float32 vectors (episode s resets CartPole with seed 0 + s)."""
+    import gymnasium
+    import numpy as np
+
+    reference = gymnasium.make("CartPole-v1")
+    env = GraphEnv("cartpole_random.yaml", agent="agent")
+    try:
+        assert env.observation_space == reference.observation_space and env.action_space == reference.action_space
+        assert isinstance(env.observation_space, gymnasium.spaces.Box) and env.actions == ["0", "1"]
+        obs, info = env.reset(seed=3)
+        expected, _ = reference.reset(seed=3)
+        assert obs.dtype == np.float32 and np.array_equal(obs, expected)
+        assert info["obs"]["observation"] == expected.tolist()
+        obs, reward, terminated, truncated, info = env.step(1)
+        expected, *_ = reference.step(1)
+        assert np.array_equal(obs, expected) and info["action"] == "1" and reward == 1.0
+        check_env(env, skip_render_check=True)
+    finally:
+        env.close()
+    pendulum = gymnasium.make("Pendulum-v1")  # a Box action goes on the bus as a list of numbers
+    env = GraphEnv("cartpole_random.yaml", agent="agent", sets=["env.id=Pendulum-v1"])
+    try:
+        assert env.action_space == pendulum.action_space and env.observation_space == pendulum.observation_space
+        assert env.actions == []
+        env.reset(seed=0)
+        obs, reward, *_, info = env.step(np.array([1.5], dtype=np.float32))
+        assert info["action"] == [1.5] and info["valid"] and obs.shape == (3,) and reward < 0
+        with pytest.raises(ValueError, match="is not in Box"):
+            env.step(np.array([9.0], dtype=np.float32))
+        check_env(env, skip_render_check=True)
+    finally:
+        env.close()
+
+
+@pytest.mark.timeout(300)
+def test_dict_observations_stay_typed_and_text_games_keep_the_text_space():
+    from gymnasium import spaces
+
+    env = GraphEnv("minigrid_random.yaml", agent="agent")  # MiniGrid: the view, the direction, the mission
+    try:
+        space = env.observation_space
+        assert isinstance(space, spaces.Dict) and set(space.spaces) == {"image", "direction", "mission"}
+        assert space["image"].shape == (7, 7, 3) and space["direction"] == spaces.Discrete(4)
+        assert isinstance(space["mission"], spaces.Text) and env.actions[:3] == ["left", "right", "forward"]
+        obs, _ = env.reset(seed=0)
+        assert obs["mission"] == "use the key to open the door and then get to the goal" and space.contains(obs)
+        check_env(env, skip_render_check=True)
+    finally:
+        env.close()
+    env = GraphEnv("hello.yaml", agent="agent")
+    try:
+        assert isinstance(env.observation_space, spaces.Text) and env.action_space == spaces.Discrete(3)
+    finally:
+        env.close()
+
+
+def test_a_declaration_is_checked_and_names_the_key_that_is_wrong():
+    import kernel.sdk.spaces as decl
+    from kernel.graphspaces import AgentSpaces, from_describe
+    from kernel.sdk.gymspaces import build
+
+    good = {"obs": {"observation": decl.text(), "action": decl.discrete(["a", "b"])}}
+    assert decl.check(good, "env") is good
+    bad = [({"obs": {"observation": decl.text()}}, "env['obs']: expected the keys 'observation' and 'action'"),
+           ({"obs": {"observation": {"key": "x", "space": {"type": "Graph"}}, "action": decl.listed()}},
+            "env['obs'].observation.space: space type 'Graph' is not one of Discrete, Box"),
+           ({"obs": {"observation": {"key": None, "space": {"type": "Discrete", "n": 2}}, "action": decl.listed()}},
+            "key None needs a Dict space"),
+           ({"obs": {"observation": decl.text(), "action": {"space": {"type": "Box", "shape": [1]}}}},
+            "env['obs'].action.space: a Box space needs dtype, high, low"),
+           ({"obs": {"observation": decl.text(), "action": {"space": {"type": "Discrete", "n": 3}, "names": ["a"]}}},
+            "env['obs'].action.names: expected 3 strings"),
+           ({"obs": {"observation": decl.text(), "action": {"names": ["a"]}}}, "needs a 'space' (or listed: true)")]
+    for declared, message in bad:
+        with pytest.raises(ValueError) as err:
+            decl.check(declared, "env")
+        assert message in str(err.value), (message, str(err.value))
+    with pytest.raises(ValueError, match=r"here: .* is not a valid Box space"):
+        build({"type": "Box", "shape": [2], "dtype": "float32", "low": [0, 0, 0], "high": 1}, "here")
+    spaces_ = AgentSpaces({"observation": {"key": "observation", "space": {"type": "Discrete", "n": 4}},
+                           "action": decl.listed()}, "env['obs']", max_actions=4)
+    with pytest.raises(ValueError, match=r"env\['obs'\]: the obs body has no 'observation'.*keys: actions, text"):
+        spaces_.observation({"actions": [], "text": ""})
+    assert spaces_.action(1, {"actions": ["x", "y"]}) == "y" and spaces_.action(3, {"actions": ["x"]}) is None
+    assert from_describe({"actions": ["l", "r"]}, ["obs"])["obs"]["action"]["names"] == ["l", "r"]
+
+
 def test_episodes_seeds_rewards_metrics_and_a_clean_close():
     env = GraphEnv("hello.yaml", agent="agent")
     try:
@@ -75,7 +165,8 @@ from pettingzoo.test import parallel_api_test, parallel_seed_test  # noqa: E402
 from kernel.gym import GraphParallelEnv  # noqa: E402
 
 FOOTBALL = pytest.mark.skipif(importlib.util.find_spec("gfootball") is None, reason="gfootball is not installed")
-PARALLEL = ["hello.yaml", "sokoban_random.yaml", "kidgym_random.yaml", pytest.param("football_multiagent.yaml", marks=FOOTBALL),
+PARALLEL = ["hello.yaml", "sokoban_random.yaml", "kidgym_random.yaml", "rps_random.yaml",  # rps: pettingzoo.env's typed spaces
+            pytest.param("football_multiagent.yaml", marks=FOOTBALL),
             pytest.param("football_random.yaml", marks=FOOTBALL)]
 
 

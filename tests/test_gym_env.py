@@ -212,9 +212,25 @@ def test_minigrid_and_crafter_random(tmp_path):
     assert summary["episodes"]["completed"] == 1 and summary["metrics"]["length"] == 60
 
 
+@pytest.mark.timeout(240)
+def test_highway_random_runs_on_the_venvs_pygame(tmp_path):
+    """highway-env asks for pygame-ce in its metadata; setup.sh installs it with --no-deps, and this is
+    what says it runs on plain pygame: a few steps of highway_random.yaml, frames drawn."""
+    pytest.importorskip("highway_env", reason="highway-env is not installed (setup.sh installs it: "
+                        "pip install --no-deps 'highway-env>=1.12,<1.13' pandas)")
+    summary = run_launch(tmp_path, "highway_random", "--episodes", "1", "--set", "env.max_steps=5")
+    assert summary["episodes"]["completed"] == 1 and summary["metrics"]["length"] == 5
+
+
 def test_every_world_launch_file_validates():
     names = ["cartpole_random", "cartpole_scripted", "atari_pong_random", "atari_breakout_random", "atari_pong_scripted",
              "atari_pong_local", "minigrid_random", "minigrid_local", "crafter_random", "crafter_local"]
+    try:
+        import highway_env  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        names += ["highway_random", "highway_local"]
     for name in names:
         result = launch("validate", f"{name}.yaml", timeout=60)
         assert result.returncode == 0, name + result.stdout + result.stderr

@@ -183,6 +183,29 @@ async def test_abandon_ends_the_step_waited_for_and_new_episode_drops_stale_acti
     assert len(world.queues["action"]) == 0
 
 
+async def test_actions_of_takes_every_agents_input_in_one_frame_and_a_new_episode_forgets_the_newest():
+    """pettingzoo.env's clock call: an action input per agent, one frame (and one pause/step gate) for all."""
+    queues = {n: InputQueue(n, "fifo", 8) for n in ("action_a", "action_b")}
+    wired = {"action_a": ["a"], "action_b": ["b"]}
+    names = list(queues)
+
+    def put(name: str, agent: str, step: int, body: object) -> None:
+        queues[name].put(Message(DATA, agent, "act", body, step=step))
+
+    lockstep = Clock({"mode": "lockstep"}, queues.__getitem__, wired.__getitem__)
+    put("action_b", "b", 0, "y")
+    put("action_a", "a", 0, "x")
+    got = await asyncio.wait_for(lockstep.actions_of(0, names), 1.0)
+    assert got == {"action_a": {"a": "x"}, "action_b": {"b": "y"}} and lockstep.frame == 1
+    realtime = Clock({"mode": "realtime", "fps": 1000}, queues.__getitem__, wired.__getitem__)
+    put("action_a", "a", 0, {"stop": True})
+    assert await realtime.actions_of(0, names) == {"action_a": {"a": {"stop": True}}, "action_b": {"b": None}}
+    assert await realtime.actions_of(1, names) == {"action_a": {"a": {"stop": True}}, "action_b": {"b": None}}
+    assert realtime.frame == 2  # the newest action holds from frame to frame, within the episode
+    realtime.new_episode()  # not into the next one: a stop there would end every later episode at once
+    assert await realtime.actions_of(0, names) == {"action_a": {"a": None}, "action_b": {"b": None}}
+
+
 def test_clock_stats_without_decisions():
     stats = Inputs([]).clock().stats()
     assert stats["mode"] == "free" and stats["mean_frames_per_decision"] is None and stats["frame"] == 0

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from kernel.bus import tracing
 from kernel.bus.inputs import InputQueue
@@ -51,7 +51,7 @@ class Clock:
         self._running.set()
         self._budget = 0  # steps allowed while paused (launch ctl step N)
         self._next_frame: float | None = None
-        self._latest: dict[str, Any] = {}
+        self._latest: dict[tuple[str, str], Any] = {}  # (input, agent) -> its newest action (realtime)
         self.frame = 0
         self.decisions = 0
         self.frames_per_decision: Counter[int] = Counter()
@@ -110,6 +110,7 @@ class Clock:
                 while queue.get_nowait() is not None:
                     self.stale += 1
         self.abandoned = None
+        self._latest.clear()  # realtime: the last episode's newest action (a stop request, say) is not this one's
 
     def _check_abandoned(self) -> None:
         if self.abandoned is not None:
@@ -131,6 +132,29 @@ class Clock:
             got = await self._realtime(agents, input)
         else:
             got = await self._lockstep(step, agents, input)
+        self.frame += 1
+        if tracing.enabled():
+            self.step_span.open("env.step", self._parent, **{"framebus.step": step, "framebus.frame": self.frame})
+        return got
+
+    async def actions_of(self, step: int, inputs: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The actions for ``step`` on several inputs at once, ``{input: {agent: body}}``, for a
+        world with an action input per agent (pettingzoo.env): one frame, one pause/step gate.
+        Lockstep waits for each input's agents in turn (``wait_for``: those of them wired into the
+        input); realtime waits for the next frame once, then takes each input's newest actions."""
+        self.step_span.close()
+        await self.gate()
+        self._check_abandoned()
+        self._inputs.update(inputs)
+        self._parent = None
+        got: dict[str, dict[str, Any]] = {}
+        if self.mode == "realtime":
+            await self._tick()
+        for name in inputs:
+            wired = self._sources(name)
+            agents = [a for a in self.wait_for if a in wired] if self.wait_for else wired
+            realtime = self.mode == "realtime"
+            got[name] = self._newest(agents, name) if realtime else await self._lockstep(step, agents, name)
         self.frame += 1
         if tracing.enabled():
             self.step_span.open("env.step", self._parent, **{"framebus.step": step, "framebus.frame": self.frame})
@@ -184,6 +208,11 @@ class Clock:
         return got
 
     async def _realtime(self, agents: list[str], input: str) -> dict[str, Any]:
+        await self._tick()
+        return self._newest(agents, input)
+
+    async def _tick(self) -> None:
+        """Wait for the next frame at ``fps`` (at once when the env itself is late, counted)."""
         period = 1.0 / float(self.fps or 30.0)
         now = time.monotonic()
         if self._next_frame is None:
@@ -194,13 +223,17 @@ class Clock:
             self.late_frames += 1  # the environment itself could not keep the rate
             self._next_frame = now
         self._next_frame += period
+
+    def _newest(self, agents: list[str], input: str) -> dict[str, Any]:
+        """Each agent's newest action on ``input`` (kept from frame to frame until a newer one), or
+        the default action for one that has sent none this episode."""
         while agents and (msg := self._queue(input).get_nowait()) is not None:
-            self._latest[msg.src] = msg.body
+            self._latest[(input, msg.src)] = msg.body
             self._parent = msg.traceparent or self._parent
             if msg.step is not None:
                 self.decisions += 1
                 self.frames_per_decision[max(0, self.frame - msg.step)] += 1
-        return {a: self._latest.get(a, self.default_action) for a in agents}
+        return {a: self._latest.get((input, a), self.default_action) for a in agents}
 
     def stats(self) -> dict[str, Any]:
         total = sum(self.frames_per_decision.values())

@@ -24,8 +24,9 @@ from typing import Any, ClassVar, Required, TypedDict
 
 from pydantic import Field
 
+import kernel.sdk.spaces as decl
 from kernel.sdk.env_wrappers import FrameResize, TextOnly, TimeLimit, Wrapper
-from kernel.sdk.node import Episode, Node, NodeParams
+from kernel.sdk.node import Episode, Node, NodeParams, service
 
 __all__ = ["EnvNode", "EnvParams", "Observation", "StepRecord", "StepResult"]
 
@@ -125,6 +126,24 @@ class EnvNode(Node):
         if self.params.max_steps is not None:
             out.append(TimeLimit(self.params.max_steps))
         return out
+
+    def action_names(self) -> list[str] | None:
+        """The action names, in order, where they are fixed; None where they change with the state
+        (then each observation's ``actions`` lists them). Only the default ``spaces()`` reads it."""
+        return None
+
+    def spaces(self) -> dict[str, decl.ObsSpaces]:
+        """What the observations and actions are, per observation output (``kernel.sdk.spaces``),
+        so that a bridge (``kernel.gym.GraphEnv``) offers matching gymnasium spaces with no code for
+        this game. Default: the ``text`` view, and the ``action_names()`` (or the observation's
+        ``actions``). A pack whose observations are typed (``gym.env``) declares them here."""
+        names = self.action_names()
+        return {"obs": {"observation": decl.text(),
+                        "action": decl.discrete(names) if names is not None else decl.listed()}}
+
+    @service("spaces")
+    def _spaces(self, body: Any) -> dict[str, decl.ObsSpaces]:
+        return decl.check(self.spaces(), f"{type(self).__name__}.spaces()")
 
     def check_action(self, body: Any, obs: Observation) -> bool:
         """Whether an action body (from another process: may be anything) is allowed now. A game whose

@@ -61,6 +61,9 @@ class CountdownEnv(EnvNode):
         gap = self.state["target"] - self.state["position"]
         return "right" if gap > 0 else "left" if gap < 0 else "stay"
 
+    def action_names(self) -> list[str]:
+        return list(ACTIONS)
+
     @service("describe")
     def describe(self, body: dict[str, Any]) -> dict[str, Any]:
         return {"env": self.env, "actions": list(ACTIONS), "idle": "stay", "length": self.params.length}

@@ -301,6 +301,9 @@ class FootballEnv(EnvNode):
         action = oracle.attack(self.match.state, seat.team, controlled)
         return action if self.params.right_frame == "own" or seat.team == "left" else A.mirror(action)
 
+    def action_names(self) -> list[str]:
+        return list(self.allowed)
+
     @service("describe")
     def describe(self, body: Any) -> dict[str, Any]:
         return {"env": "football", "actions": self.allowed, "idle": A.IDLE, "goal": GOAL,

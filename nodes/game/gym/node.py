@@ -32,6 +32,7 @@ import numpy as np
 from gymnasium import spaces as gs
 from pydantic import Field, ValidationInfo, field_validator
 
+import kernel.sdk.spaces as decl
 from kernel.sdk.env import EnvNode, EnvParams, Observation, StepRecord, StepResult
 from kernel.sdk.env_wrappers import FrameResize
 from kernel.sdk.node import Episode, service
@@ -176,6 +177,20 @@ class GymEnv(EnvNode):
             if isinstance(value, np.ndarray) and value.ndim == 3 and value.dtype == np.uint8:
                 return value if value.shape[2] == 3 else np.repeat(value, 3, axis=2)
         return None
+
+    def spaces(self) -> dict[str, decl.ObsSpaces]:
+        """The env's own spaces as ``obs`` carries them (``sp.published``: a Dict's fields, or
+        ``observation``; the text view where nothing typed is published), and its action space:
+        Discrete by name, or the space itself (a list of numbers on the bus)."""
+        p = self.params
+        published = sp.published(self.obs_space, p.images, p.image_size)
+        observation: decl.ObservationSpace = decl.text() if published is None else {
+            "key": None if isinstance(self.obs_space, gs.Dict) else "observation",
+            "space": published}
+        action: decl.ActionSpace = {"space": sp.describe(self.space)}
+        if self.names is not None:
+            action["names"] = list(self.names)
+        return {"obs": {"observation": observation, "action": action}}
 
     def check_action(self, body: Any, obs: Observation) -> bool:
         if self.names is not None:

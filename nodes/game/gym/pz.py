@@ -11,10 +11,15 @@
 Each PettingZoo agent ``A`` gets an output ``obs_A`` (the convention's observation: ``actions``
 are the names of the moves legal now, from an ``action_mask`` where the env has one) and an input
 ``action_A``; ``step`` carries every decision with each agent's reward. Parallel: every live agent
-gets its observation, then the node waits for each live agent's action and steps once. AEC: only
+gets its observation, then the node takes each live agent's action and steps once. AEC: only
 the agent whose turn it is gets an observation and acts, in ``agent_selection`` order. An agent
 that has left (terminated or truncated) gets no more observations in the episode. Without a judge
-the node ends each episode with ``length`` and ``return_A`` per agent. Lockstep clock.
+the node ends each episode with ``length`` and ``return_A`` per agent.
+
+Discrete actions are sent by name; Box, MultiDiscrete and other spaces as a list of numbers checked
+against the space (``moves``; ``obs["action_space"]`` describes it). On a lockstep clock the world
+waits for the agents; on a realtime clock (``fps``: the env's ``render_fps``, which ``describe``
+gives) it steps every frame with each agent's newest action, its idle action until it has sent one.
 """
 
 from __future__ import annotations
@@ -24,16 +29,18 @@ import importlib
 from typing import Any, Literal, Sequence
 
 import numpy as np
-from gymnasium import spaces as gs
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+import kernel.sdk.spaces as decl
 from kernel.sdk.env import EnvNode, EnvParams, StepResult
 from kernel.sdk.node import Episode, service
 from nodes.game.gym import spaces as sp
+from nodes.game.gym.moves import IdleParam, Moves
 
-MISSING = {"pymunk": "pettingzoo[butterfly]", "chess": "pettingzoo[classic]", "rlcard": "pettingzoo[classic]",
+MISSING = {"pymunk": "pymunk", "Box2D": "box2d", "chess": "pettingzoo[classic]", "rlcard": "pettingzoo[classic]",
            "pygame": "pygame", "mpe2": "mpe2", "magent2": "magent2", "multi_agent_ale_py": "multi-agent-ale-py"}
-"""A missing module an env imports -> what to pip install."""
+"""A missing module an env imports -> what to pip install. Not pettingzoo[butterfly] or [sisl] for
+pymunk and Box2D: those extras also ask for pygame-ce, which installs over pygame."""
 
 
 def load_module(path: str) -> Any:
@@ -61,6 +68,11 @@ class PettingZooParams(EnvParams):
     seed: int | None = Field(None, description="episode i resets with seed + i (none: the kernel's episode seed)")
     labels: list[str] | None = Field(None, description="names of every agent's Discrete actions, in order "
                                      "(default: the numbers)")
+    idle: IdleParam = Field(None, description="the action applied for an agent that sent none or an invalid one, "
+                            "and on a realtime clock on every frame before its first: a Discrete action's name, or "
+                            "a list of numbers for a Box/MultiDiscrete space; or a mapping agent -> action. Default: "
+                            "a vector space's zeros; for a Discrete space a uniform legal move (a realtime clock "
+                            "needs an idle name)")
 
     @field_validator("env")
     @classmethod
@@ -104,16 +116,10 @@ class PettingZooEnv(EnvNode):
     async def setup(self) -> None:
         self._make(self.params)
         self.env = f"pettingzoo/{self.name}"
-        self.names: dict[str, list[str] | None] = {}
-        for agent in self.agents:
-            space = self._pz.action_space(agent)
-            if self.params.labels is not None and (not isinstance(space, gs.Discrete) or len(self.params.labels) != space.n):
-                raise ValueError(f"params.labels: {len(self.params.labels)} names, but {agent}'s action space is {space}")
-            self.names[agent] = (list(self.params.labels) if self.params.labels is not None else
-                                 [str(i) for i in range(int(space.n))] if isinstance(space, gs.Discrete) else None)
-            if self.names[agent] is None:
-                raise ValueError(f"{self.params.env}: agent {agent}'s action space {space} is not Discrete; "
-                                 "pettingzoo.env plays Discrete actions by name")
+        realtime = self.clock.mode == "realtime"
+        self.moves = {a: Moves.make(self.params.env, a, self._pz.action_space(a), self.params.labels, self.params.idle,
+                                    realtime) for a in self.agents}
+        self.names: dict[str, list[str] | None] = {a: m.names for a, m in self.moves.items()}
         self.rng = np.random.default_rng(self.params.seed or 0)
 
     # -- observations ----------------------------------------------------------------------------------
@@ -121,30 +127,34 @@ class PettingZooEnv(EnvNode):
         space = self._pz.observation_space(agent)
         fields = sp.fields(space, value)
         mask = fields.pop("action_mask", None)
-        names = self.names[agent] or []
-        legal = [n for n, ok in zip(names, mask, strict=False) if ok] if isinstance(mask, list) else list(names)
-        obs = {"env": self.env, "episode": episode.id, "t": t, "agent": agent, "actions": legal, "idle": None,
+        moves = self.moves[agent]
+        legal = moves.legal(mask)
+        idle = moves.idle_body if isinstance(moves.idle_body, str) and moves.idle_body in legal else None
+        obs = {"env": self.env, "episode": episode.id, "t": t, "agent": agent, "actions": legal, "idle": idle,
                "text": f"you are {agent}\n" + sp.text(fields), **fields}
+        if moves.names is None:
+            obs["action_space"] = sp.describe(moves.space)
         for w in self._wrappers:
             obs = w.observation(obs)
         return obs
 
-    async def _action(self, agent: str, t: int, obs: dict[str, Any]) -> tuple[Any, bool, str | None]:
-        """(the checked action name or None, whether the body was invalid, a stop reason)."""
-        got = await self.clock.actions(t, input=f"action_{agent}")
-        body = next(iter(got.values()), None)
-        if isinstance(body, dict) and body.get("stop"):
-            return None, False, f"{agent}: {body.get('reason') or 'stopped'}"
-        if isinstance(body, str) and body in obs["actions"]:
-            return body, False, None
-        return None, body is not None, None
-
-    def _fallback(self, agent: str, obs: dict[str, Any]) -> int:
-        """The move for an agent that sent none or an invalid one: a uniform legal move (the world
-        must move on, and PettingZoo has no 'do nothing' in general)."""
-        names = self.names[agent] or []
-        legal = [names.index(n) for n in obs["actions"]] or list(range(len(names)))
-        return int(self.rng.choice(legal))
+    async def _actions(self, t: int, seen: dict[str, dict[str, Any]]) -> dict[str, tuple[Any, Any, bool, str | None]]:
+        """Each agent's (body as applied or None, env value, whether the body was invalid, a stop
+        reason), from one frame of the clock; an agent without a valid action gets its fallback."""
+        got = await self.clock.actions_of(t, [f"action_{a}" for a in seen])
+        out: dict[str, tuple[Any, Any, bool, str | None]] = {}
+        for agent, obs in seen.items():
+            body = next(iter(got[f"action_{agent}"].values()), None)
+            if isinstance(body, dict) and body.get("stop"):
+                out[agent] = (None, None, False, f"{agent}: {body.get('reason') or 'stopped'}")
+                continue
+            moves = self.moves[agent]
+            value, wrong = moves.parse(body, obs["actions"])
+            if value is None:
+                out[agent] = (None, moves.fallback(self.rng, obs["actions"]), wrong, None)
+            else:
+                out[agent] = (sp.plain(body), value, False, None)
+        return out
 
     # -- the loop -------------------------------------------------------------------------------------
     async def run(self) -> None:
@@ -178,20 +188,16 @@ class PettingZooEnv(EnvNode):
             seen = {a: self._obs(a, observations[a], episode, t) for a in live}
             for a in live:
                 await self.publish(f"obs_{a}", seen[a], step=t)
-            chosen: dict[str, Any] = {}
-            bad = False
-            for a in live:
-                name, wrong, reason = await self._action(a, t, seen[a])
-                stop = stop or reason
-                bad = bad or wrong
-                invalid += wrong
-                chosen[a] = name
+            decided = await self._actions(t, seen)
+            chosen = {a: d[0] for a, d in decided.items()}
+            bad = any(d[2] for d in decided.values())
+            invalid += sum(d[2] for d in decided.values())
+            stop = next((d[3] for d in decided.values() if d[3] is not None), None)
             if stop is not None:
                 await self._publish_step(episode, t, chosen, not bad, {}, True,
                                          {"invalid": invalid, "stopped": stop, "agents": live})
                 return t + 1, returns, invalid, stop
-            moves = {a: (self.names[a] or []).index(n) if n is not None else self._fallback(a, seen[a])
-                     for a, n in chosen.items()}
+            moves = {a: d[1] for a, d in decided.items()}
             observations, rewards, terms, truncs, infos = await asyncio.to_thread(self._pz.step, moves)
             rewards = {a: float(r) for a, r in rewards.items()}
             for a, r in rewards.items():
@@ -216,13 +222,12 @@ class PettingZooEnv(EnvNode):
                 continue
             obs = self._obs(agent, value, episode, t)
             await self.publish(f"obs_{agent}", obs, step=t)
-            name, wrong, stop = await self._action(agent, t, obs)
+            name, move, wrong, stop = (await self._actions(t, {agent: obs}))[agent]
             invalid += wrong
             if stop is not None:
                 await self._publish_step(episode, t, {agent: None}, not wrong, {}, True,
                                          {"invalid": invalid, "stopped": stop, "agent": agent})
                 return t + 1, returns, invalid, stop
-            move = (self.names[agent] or []).index(name) if name is not None else self._fallback(agent, obs)
             await asyncio.to_thread(self._pz.step, move)
             rewards = {a: float(r) for a, r in self._pz.rewards.items()}
             for a, r in rewards.items():
@@ -245,8 +250,32 @@ class PettingZooEnv(EnvNode):
     def describe(self, body: Any) -> dict[str, Any]:
         return {"env": self.env, "api": "parallel" if self.parallel else "aec", "agents": self.agents,
                 "actions": {a: n for a, n in self.names.items()},
+                "idle": {a: m.idle_body for a, m in self.moves.items()},
+                "action_spaces": {a: sp.describe(self._pz.action_space(a)) for a in self.agents},
                 "observation_spaces": {a: sp.describe(self._pz.observation_space(a)) for a in self.agents},
                 "render_fps": sp.plain(self._pz.metadata.get("render_fps"))}
+
+    def spaces(self) -> dict[str, decl.ObsSpaces]:
+        """Per ``obs_A``: agent A's observation as its body carries it (a Dict's fields less the
+        ``action_mask``, or ``observation``; the text view where nothing is typed), and its action
+        space (Discrete by name, else the space itself)."""
+        out: dict[str, decl.ObsSpaces] = {}
+        for agent in self.agents:
+            published = sp.published(self._pz.observation_space(agent), True, None)
+            if published is not None and published["type"] == "Dict":
+                parts = {k: d for k, d in published["spaces"].items() if k != "action_mask"}
+                published = parts.get("observation") if set(parts) == {"observation"} else (
+                    {"type": "Dict", "spaces": parts} if parts else None)
+                key = "observation" if published is not None and published["type"] != "Dict" else None
+            else:
+                key = "observation"
+            observation: decl.ObservationSpace = decl.text() if published is None else {"key": key, "space": published}
+            moves = self.moves[agent]
+            action: decl.ActionSpace = {"space": sp.describe(moves.space)}
+            if moves.names is not None:
+                action["names"] = list(moves.names)
+            out[f"obs_{agent}"] = {"observation": observation, "action": action}
+        return out
 
     @service("oracle")
     def oracle(self, body: Any) -> Any:

@@ -13,6 +13,9 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from kernel.sdk.gymspaces import describe
+from kernel.sdk.spaces import TYPES
+
 SMALL = 256
 """Arrays with at most this many elements travel as (nested) lists; larger ones as arrays."""
 
@@ -76,26 +79,45 @@ def convert(space: spaces.Space, value: Any) -> Any:
     return plain(value)
 
 
-def describe(space: spaces.Space) -> Any:
-    """A space in words and numbers (for ``describe`` and for agents that want the shapes)."""
-    if isinstance(space, spaces.Discrete):
-        return {"type": "Discrete", "n": int(space.n), "start": int(space.start)}
-    if isinstance(space, spaces.Box):
-        low, high = space.low, space.high
-        small = low.size <= 16
-        return {"type": "Box", "shape": list(space.shape), "dtype": str(space.dtype),
-                "low": low.tolist() if small else float(low.min()), "high": high.tolist() if small else float(high.max())}
-    if isinstance(space, spaces.MultiDiscrete):
-        return {"type": "MultiDiscrete", "nvec": space.nvec.tolist()}
-    if isinstance(space, spaces.MultiBinary):
-        return {"type": "MultiBinary", "n": plain(space.n)}
-    if isinstance(space, spaces.Text):
-        return {"type": "Text", "max_length": int(space.max_length)}
-    if isinstance(space, spaces.Dict):
-        return {"type": "Dict", "spaces": {str(k): describe(s) for k, s in space.spaces.items()}}
-    if isinstance(space, spaces.Tuple):
-        return {"type": "Tuple", "spaces": [describe(s) for s in space.spaces]}
-    return {"type": type(space).__name__}
+def is_picture(space: spaces.Space) -> bool:
+    """A Box whose values ``convert`` makes a uint8 H x W x C array: what ``gym.env`` treats as a
+    picture (resized by ``image_size``, left out with ``images: false``)."""
+    return (isinstance(space, spaces.Box) and space.dtype == np.uint8 and len(space.shape) == 3
+            and (is_image(space) or int(np.prod(space.shape)) > SMALL))
+
+
+def published(space: spaces.Space, images: bool, image_size: tuple[int, int] | None) -> dict[str, Any] | None:
+    """The description of the observation ``fields`` publishes for ``space`` (``kernel.sdk.spaces``):
+    a Dict's keys as renamed, pictures resized to ``image_size`` ([w, h]) or left out without
+    ``images``. None where nothing typed is left, or a part has no description (then the text
+    view is the observation)."""
+    def one(sub: spaces.Space) -> dict[str, Any] | None:
+        desc = describe(sub)
+        if not _described(desc):
+            raise LookupError(desc["type"])
+        if is_picture(sub):
+            if not images:
+                return None
+            if image_size is not None:
+                w, h = image_size
+                desc = {**desc, "shape": [int(h), int(w), int(sub.shape[2])]}
+        return desc
+
+    try:
+        if isinstance(space, spaces.Dict):
+            parts = {(f"obs_{k}" if k in RESERVED else str(k)): one(sub) for k, sub in space.spaces.items()}
+            kept = {k: d for k, d in parts.items() if d is not None}
+            return {"type": "Dict", "spaces": kept} if kept else None
+        return one(space)
+    except LookupError:
+        return None
+
+
+def _described(desc: dict[str, Any]) -> bool:
+    """Whether every part of a description is of a known type (a Dict or Tuple may hold others)."""
+    parts = desc.get("spaces")
+    values = parts.values() if isinstance(parts, dict) else parts if isinstance(parts, list) else []
+    return desc["type"] in TYPES and all(_described(p) for p in values)
 
 
 def text(obs_fields: dict[str, Any], limit: int = 600) -> str:

@@ -133,6 +133,9 @@ class MqttRobotEnv(EnvNode):
             return {"stop": True, "reason": "the goal cannot be reached with the battery left"}
         return plan[0] if plan else IDLE
 
+    def action_names(self) -> list[str]:
+        return list(ACTIONS)
+
     @service("describe")
     def describe(self, body: dict[str, Any]) -> dict[str, Any]:
         return {"env": self.env, "actions": list(ACTIONS), "idle": IDLE, "max_steps": self.params.max_steps}

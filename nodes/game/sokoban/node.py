@@ -95,6 +95,9 @@ class SokobanEnv(EnvNode):
         action = await asyncio.to_thread(game.oracle)
         return action if action is not None else {"stop": True, "reason": "the level cannot be solved from here"}
 
+    def action_names(self) -> list[str]:
+        return list(ACTIONS)
+
     @service("describe")
     def describe(self, body: dict[str, Any]) -> dict[str, Any]:
         return {"env": self.env, "actions": list(ACTIONS), "idle": None, "levels": len(self.levels),
