@@ -10,6 +10,9 @@
 #   scripts/two_hosts.sh on HOST CMD # any command inside host A, B or C (the outsider)
 #   scripts/two_hosts.sh blip S      # host A's link down for S seconds
 #   scripts/two_hosts.sh down        # stop Ray, remove the namespaces (also after a failed up)
+#
+# FB_CPUS_A / FB_CPUS_B (e.g. 0 and 1) pin each host's processes to its own cores (taskset), so two
+# hosts on one machine do not share a core: host A's Ray and `run`, host B's Ray.
 set -euo pipefail
 A=${FB_HOST_A:-fbhostA}
 B=${FB_HOST_B:-fbhostB}
@@ -26,6 +29,7 @@ TMP=${FB_RAY_TMP:-/tmp/fb-two-hosts}
 export RAY_AUTH_MODE=disabled RAY_USAGE_STATS_ENABLED=0
 
 in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
+pin() { [ -z "$1" ] || echo "taskset -c $1"; }  # the prefix that pins a command to cores CPUS, if any
 
 attach() {  # attach NS IP: a veth from the namespace to the switch's bridge
     local ns=$1 ip=$2
@@ -48,9 +52,9 @@ up() {
     attach "$B" "$IP_B"
     attach "$C" "$IP_C"
     mkdir -p "$TMP/a" "$TMP/b"
-    in_ns "$A" "$RAY" start --head --node-ip-address "$IP_A" --port "$PORT" --resources '{"hostA": 1}' \
+    in_ns "$A" $(pin "${FB_CPUS_A:-}") "$RAY" start --head --node-ip-address "$IP_A" --port "$PORT" --resources '{"hostA": 1}' \
         --num-cpus 4 --temp-dir "$TMP/a" --include-dashboard false --disable-usage-stats >"$TMP/a.log" 2>&1
-    in_ns "$B" "$RAY" start --address "$IP_A:$PORT" --node-ip-address "$IP_B" --resources '{"hostB": 1}' \
+    in_ns "$B" $(pin "${FB_CPUS_B:-}") "$RAY" start --address "$IP_A:$PORT" --node-ip-address "$IP_B" --resources '{"hostB": 1}' \
         --num-cpus 4 --temp-dir "$TMP/b" --disable-usage-stats >"$TMP/b.log" 2>&1
     echo "hosts up: $A ($IP_A, Ray head at $IP_A:$PORT), $B ($IP_B), outsider $C ($IP_C)"
 }
@@ -78,7 +82,7 @@ down() {
 case "${1:-}" in
     up) up ;;
     down) down ;;
-    run) shift; in_ns "$A" $LAUNCH "$@" ;;  # FB_LAUNCH may be a command with arguments
+    run) shift; in_ns "$A" $(pin "${FB_CPUS_A:-}") $LAUNCH "$@" ;;  # FB_LAUNCH may be a command with arguments
     on) host=$2; shift 2; case "$host" in A) in_ns "$A" "$@" ;; B) in_ns "$B" "$@" ;; C) in_ns "$C" "$@" ;;
                                           *) echo "on: host A, B or C, not $host" >&2; exit 2 ;; esac ;;
     blip) ip -n "$A" link set "${A}0" down; sleep "${2:-5}"; ip -n "$A" link set "${A}0" up ;;
