@@ -96,6 +96,12 @@ class Node:
     check every node's ``params:`` against it before any process starts, and the node gets the
     parsed instance as ``self.params``. A node without one gets the launch file's mapping unchecked."""
 
+    launching_host: ClassVar[bool] = False
+    """True for a node that reads and writes the run folder itself, beyond what reaches it from
+    anywhere (``record_step``, ``attach_images``, logs, traces): the recorder's mcap file. On a
+    cluster (``--backend ray``) such a node runs on the launching machine, where the run folder is,
+    unless its ``placement:`` says otherwise (docs/scale.md)."""
+
     id: str
     params: Any
     _rt: NodeRuntime
