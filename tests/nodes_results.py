@@ -58,3 +58,11 @@ class Flooder(Node):
         while outbox is not None and (outbox.stats()["queued"] or outbox.in_flight):
             await asyncio.sleep(0.05)
         await self.end_episode(episode)
+
+
+class Broken(Node):
+    """Fails its set-up, as a node whose model or browser cannot start does."""
+
+    async def setup(self) -> None:
+        self.log.info("setting up")
+        raise RuntimeError("no such model")

@@ -18,7 +18,7 @@ from kernel.bus.results import own_run_dir
 from kernel.sdk.errors import RemoteError
 from kernel.sdk.media import read_sets
 from kernel.sdk.testing import Harness
-from tests.nodes_results import Flooder, Reporter, Sender
+from tests.nodes_results import Broken, Flooder, Reporter, Sender
 
 
 async def _play(run: Path, *, ship: bool, episodes: int = 2) -> dict[str, Any]:
@@ -141,3 +141,18 @@ async def test_a_flood_is_held_back_by_the_kernel_s_bound_and_loses_nothing(tmp_
     assert [t for (_, _, _, t, _) in _steps(tmp_path)] == list(range(300))
     assert len((tmp_path / "steps" / "flood.jsonl").read_text().splitlines()) == 300
     assert all(code == 0 for _, code, _ in h.exits)
+
+
+@pytest.mark.timeout(60)
+async def test_a_shipping_node_that_fails_its_setup_still_says_why_in_the_run_folder(tmp_path: Path) -> None:
+    import asyncio
+
+    async with Harness(quiet=True, run_dir=tmp_path) as h:
+        h.add("broken", Broken, ship_results=True)
+        with pytest.raises(asyncio.TimeoutError):
+            await h.start(ready_timeout=4)
+        assert [(n, code) for n, code, _ in h.exits] == [("broken", 1)]
+        await h.stop()
+    events = [json.loads(line) for line in (tmp_path / "logs" / "broken.jsonl").read_text().splitlines()]
+    assert [e["event"] for e in events] == ["setting up", "setup failed"]
+    assert "no such model" in json.dumps(events[1]["exception"])

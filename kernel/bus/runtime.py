@@ -163,6 +163,14 @@ class NodeRuntime:
                 self._local_results = results_.LocalResults(Path(self.run_dir), self.id)
             self._local_results.step(record)
 
+    async def _ship_the_rest(self) -> None:
+        """Send what the outbox still holds, waiting for the kernel's answers (bounded)."""
+        if self.outbox is None:
+            return
+        tracing.flush()
+        if not await self.outbox.flush(self._request_for_results, SHIP_FLUSH_S):
+            log.warning("results not all shipped before exiting", node=self.id, **self.outbox.stats())
+
     async def _request_for_results(self, node: str, svc: str, body: Any, timeout: float) -> Any:
         return await self.calls.request(node, svc, body, timeout=timeout)
 
@@ -227,6 +235,7 @@ class NodeRuntime:
             await self.node.setup()
         except Exception:
             log.exception("setup failed", node=self.id)
+            await self._ship_the_rest()  # a node on another machine: its log lines say why, in the run folder
             return 1
         self._spawn(self._heartbeat())
         self._spawn(self.links.tap_flusher())
@@ -284,10 +293,7 @@ class NodeRuntime:
             log.warning("teardown failed", node=self.id, exc_info=True)
         if self._local_results is not None:
             self._local_results.close()
-        if self.outbox is not None:  # before the bye, on the same socket: the kernel has them all first
-            tracing.flush()
-            if not await self.outbox.flush(self._request_for_results, SHIP_FLUSH_S):
-                log.warning("results not all shipped before exiting", node=self.id, **self.outbox.stats())
+        await self._ship_the_rest()  # before the bye, on the same socket: the kernel has them all first
         self.links.flush_taps()
         self._send_ctl("bye", {"stats": self.stats()})
         for sock in [*self.links.peers.values(), self._inbox, self._ctl]:
