@@ -39,7 +39,6 @@ log = structlog.get_logger("framebus.results")
 
 ENV = "FRAMEBUS_RESULTS"  # "bus": this process ships its results (set by the launching side)
 SERVICE = "results"  # the kernel service that takes a batch
-KINDS = ("log", "trace", "step", "media")
 LINES = ("log", "trace")  # kinds whose payload is bytes of whole lines, joined within a batch
 OUTBOX_BYTES = int(os.environ.get("FRAMEBUS_RESULTS_OUTBOX", str(64 * 1024 * 1024)))
 BATCH_BYTES = 512 * 1024  # a batch is cut at this size (one larger item travels alone)
@@ -148,7 +147,10 @@ class Outbox:
             self.put_items[kind] += 1
             wake = self._wake if self.queued_bytes >= BATCH_BYTES else None
         if wake is not None:
-            wake()
+            try:
+                wake()
+            except RuntimeError:  # the loop is closed (the process is ending): the flush sends it, or not
+                pass
         return True
 
     def put_lines(self, kind: str, data: bytes) -> bool:
