@@ -8,8 +8,9 @@ import re
 
 import numpy as np
 
-from kernel import Node, service
+from kernel import Message, Node, on_input, service
 from nodes.game.hello import CountdownEnv
+from nodes.judge.hello import HelloJudge
 
 CELL = 12  # pixels per position
 
@@ -44,3 +45,17 @@ class LineModel(Node):
         return {"text": f"{goal} is {'above' if goal > at else 'below' if goal < at else 'at'} {at}, so: {move}",
                 "usage": {"prompt_tokens": len(text.split()), "completion_tokens": 6}, "latency_s": 0.0,
                 "cost_usd": 0.0}
+
+
+class PictureJudge(HelloJudge):
+    """hello's judge that also keeps a picture of where each episode ended (``attach_images``), as a
+    judge that renders what it scores does: a node writing pictures into the run folder."""
+
+    @on_input("step")
+    async def score(self, msg: Message) -> None:
+        step = msg.body
+        if step["done"]:
+            info = step["info"]
+            await self.attach_images(step["episode"], [("end", draw(info["position"], info["target"], 8))],
+                                     caption=f"ended at {info['position']}", row="end", metrics=["score"])
+        await super().score(msg)

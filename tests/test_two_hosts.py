@@ -418,3 +418,90 @@ def test_a_lost_host_s_nodes_come_back_on_the_other_and_replay_their_episode(
     assert replayed, "the episode in flight was not replayed"
     notes = _retry_notes(out)  # the fault is on the replayed episode's record
     assert replayed <= set(notes) and all("died mid-episode" in notes[e] for e in replayed), notes
+
+
+RESULTS = """\
+name: walk
+nodes:
+  - id: env
+    uses: tests.nodes_frames:FramedHelloEnv
+    params: {length: 8, max_steps: 20, frames: true, target: 4}
+    inputs: {action: agent/action}
+    clock: {mode: lockstep, deadline: 10.0, default_action: stay}
+    placement: {host: hostA}
+  - id: agent
+    uses: agent.llm
+    params: {model: model, template: hello, images: false}
+    inputs: {obs: {from: env/obs, policy: latest}}
+    placement: {host: hostB}
+  - id: model
+    uses: tests.nodes_frames:LineModel
+    placement: {host: hostB}
+  - id: judge
+    uses: tests.nodes_frames:PictureJudge
+    inputs: {step: {from: env/step, policy: block, size: 64}}
+    placement: {host: hostB}
+run: {episodes: 3, seed: 0}
+"""
+
+
+def test_results_of_nodes_on_host_b_reach_the_run_folder_on_host_a_over_the_bus(hosts: dict[str, str],
+                                                                                tmp_path: Path) -> None:
+    """agent.llm (step records), its model and a judge that keeps pictures run on host B, the
+    environment on A, under --record and --trace file. Afterwards the run folder on A has B's step
+    records (table and lines), pictures, trace spans and log lines, shipped over the bus and written
+    by the kernel (the namespaces share one filesystem: the nodes on B counted what they shipped, the
+    kernel what it took, and the folder B's nodes saw as their run folder holds none of it), and the
+    recording, made by a recorder that --backend ray put on A by itself."""
+    import sqlite3
+
+    from kernel.sdk.media import read_sets
+    from kernel.tools.record import read_recording
+
+    lf = tmp_path / "walk.yaml"
+    lf.write_text(RESULTS)
+    out = tmp_path / "run"
+    res = subprocess.run(["bash", str(SCRIPT), "run", "run", str(lf), "--backend", "ray", "--address", "198.18.0.1:6379",
+                          "--record", "--trace", "file", "--out", str(out), "--json"],
+                         env=hosts, capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "completed" and summary["episodes"]["completed"] == 3, summary["reason"]
+    nodes = summary["nodes"]
+    assert {n: v["ray"]["node_ip"] for n, v in nodes.items()} == {
+        "env": "198.18.0.1", "agent": "198.18.0.2", "model": "198.18.0.2", "judge": "198.18.0.2",
+        "recorder": "198.18.0.1"}
+    assert nodes["recorder"]["ray"]["placement"]["asked"] == "the launching machine"
+    assert {n: v["results"]["via"] for n, v in nodes.items()} == {
+        "env": "local", "recorder": "local", "agent": "bus", "model": "bus", "judge": "bus"}
+
+    # step records: every one agent.llm made, in the table and in steps/agent.jsonl
+    agent = nodes["agent"]["results"]
+    con = sqlite3.connect(out / "results.sqlite")
+    rows = con.execute("SELECT episode_id, t FROM steps WHERE node = 'agent' ORDER BY rowid").fetchall()
+    con.close()
+    lines = (out / "steps" / "agent.jsonl").read_text().splitlines()
+    assert len(rows) == len(lines) == agent["sent"]["sent"]["step"] == agent["received"]["step"] >= 12
+    assert {e for e, _ in rows} == {"ep00000", "ep00001", "ep00002"}
+    assert all(json.loads(line)["sent"] in ("right", "left", "stay") for line in lines)
+    # pictures: the judge's, one set per episode, with their files
+    judge = nodes["judge"]["results"]
+    sets = [s for s in read_sets(out) if s["node"] == "judge"]
+    assert len(sets) == 3 == judge["received"]["media"] == judge["sent"]["sent"]["media"]
+    assert all((out / p["path"]).is_file() for s in sets for p in s["pictures"])
+    # trace spans and log lines of the nodes on B, beside those of the nodes on A
+    assert agent["received"]["trace"] >= 12 and (out / "traces" / "agent.jsonl").stat().st_size > 0
+    assert (out / "traces" / "env.jsonl").stat().st_size > 0
+    scored = [json.loads(x) for x in (out / "logs" / "judge.jsonl").read_text().splitlines()]
+    assert [x["episode"] for x in scored if x["event"] == "scored"] == ["ep00000", "ep00001", "ep00002"]
+    assert (out / "logs" / "judge.log").stat().st_size > 0  # the console lines, relayed by the actor
+    for node in ("agent", "model", "judge"):
+        sent = nodes[node]["results"]["sent"]
+        assert not sent["dropped"] and not sent["refused"] and not sent["lost"], (node, sent)
+        own = Path(sent["own_dir"])  # what the node saw as its run folder: none of the results are there
+        assert not own.exists() or not [p for p in own.rglob("*") if p.is_file()], (node, list(own.rglob("*")))
+    assert not summary["stats"]["decode_errors"]
+    # the recording, written on A by the recorder placed there
+    rec = read_recording(out / "recording.mcap")
+    assert rec.complete and {"env/obs", "agent/action", "env/step", "env/obs/frame"} <= set(rec.topics)
+    assert len(rec.on("env/step")) == len(rows) and rec.attachments.get("episodes.jsonl")

@@ -273,3 +273,28 @@ def test_the_local_backend_ignores_placement_and_says_so(tmp_path: Path):
 def test_machine_describes_itself_without_names_by_hostname():
     m = Machine(ID_A, "10.0.0.1", "box", {"CPU": 1.0})
     assert str(m) == "10.0.0.1 (box)" and m.known_as() == ["10.0.0.1", "box", ID_A]
+
+
+def test_a_node_that_writes_the_run_folder_itself_is_pinned_to_the_launching_machine(tmp_path: Path):
+    """The recorder of --record writes RUN/recording.mcap itself: without a placement it lands where
+    the run folder is (every other node ships its results from wherever it lands); a placement of
+    its own is kept."""
+    from kernel.tools.ray_backend import launching_host
+    from kernel.tools.record import with_recorder
+
+    lf = with_recorder(lf_of(tmp_path, "- id: judge\n  placement: {host: hostB}\n"))
+    assert [launching_host(n) for n in lf.nodes] == [False, False, False, True]
+    landings = plan(lf, CLUSTER, demand, home=ID_A, at_home=launching_host)
+    assert where(landings)["recorder"] == ["198.18.0.1"] and where(landings)["judge"] == ["198.18.0.2"]
+    recorder = landings[-1]
+    assert recorder.strategy == ("node", ID_A, False)
+    assert recorder.record() == {"asked": "the launching machine", "planned": ["198.18.0.1"], "soft": False}
+    assert render(landings)[-1].endswith("198.18.0.1 [hostA]  (the launching machine); it writes into the run folder")
+    assert len(where(plan(lf, CLUSTER, demand))["recorder"]) == 3  # no home known: Ray decides
+    from kernel.launchfile.schema import PlacementSpec
+
+    placed = lf.model_copy(update={"nodes": [*lf.nodes[:-1], lf.nodes[-1].model_copy(
+        update={"placement": PlacementSpec(host="hostB")})]})
+    assert where(plan(placed, CLUSTER, demand, home=ID_A, at_home=launching_host))["recorder"] == ["198.18.0.2"]
+    gone = plan(lf, [B, C], demand, home=ID_A, at_home=launching_host)[-1]  # the launching machine left
+    assert gone.problem is not None and "runs on the launching machine, which is not among" in str(gone.problem)

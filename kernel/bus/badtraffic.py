@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Literal, Optional, Union
 
 import pydantic
 from typing_extensions import Required, TypedDict, is_typeddict  # pydantic needs these on Python < 3.12
@@ -162,6 +162,33 @@ _Str = Annotated[str, pydantic.Strict()]
 _TapRecord = Annotated[tuple[_Str, _Str, _Str, Any, Any, Any, Any], pydantic.Strict(False)]
 
 
+# a batch of results from a node on another machine (kernel.bus.results): bytes of whole lines, a
+# step record as its line and row, a set of encoded pictures
+_StepRow = Annotated[tuple[_Str, Union[float, int], Any, Any, _Str], pydantic.Strict(False)]
+_Picture = Annotated[tuple[_Str, bytes, Literal[".png", ".jpg"], int, int], pydantic.Strict(False)]
+
+
+class _MediaSet(TypedDict):
+    episode: str
+    caption: str
+    row: Optional[str]
+    metrics: list[str]
+    pictures: Annotated[list[_Picture], pydantic.Field(min_length=1)]
+    time: Union[float, int]
+
+
+_ResultItem = Union[
+    Annotated[tuple[Literal["log", "trace"], bytes], pydantic.Strict(False)],
+    Annotated[tuple[Literal["step"], _StepRow], pydantic.Strict(False)],
+    Annotated[tuple[Literal["media"], _MediaSet], pydantic.Strict(False)],
+]
+
+
+class _Results(TypedDict):
+    batch: int
+    items: list[_ResultItem]
+
+
 def _strict(schema: Any) -> pydantic.TypeAdapter[Any]:
     """Strict mode: a TypedDict takes it as its own config (the TypedDicts inside it inherit it),
     any other type through its adapter."""
@@ -182,6 +209,7 @@ BODIES: dict[str, pydantic.TypeAdapter[Any]] = {
     "credit": _strict(_Credit),  # the node's bodies: these run once per message
     "rel": _strict(_Release),
     "tap": _strict(list[_TapRecord]),
+    "results": _strict(_Results),
 }
 
 

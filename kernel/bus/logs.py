@@ -31,24 +31,33 @@ class JsonLinesTee:
     console renderer after it still gets the exception and prints the traceback in its own, readable
     form, and no timestamp (the terminal already orders lines in time)."""
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = outlet.FileOutlet(path)
+    def __init__(self, path: Path | None, ship: Any = None) -> None:
+        """``ship``: an outbox (kernel.bus.results) that sends the lines to the kernel, for a node on
+        another machine than the run folder; else the lines go to ``path``."""
+        if ship is not None:
+            self._write = lambda line: ship.put_lines("log", line.encode())
+        else:
+            assert path is not None
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._write = outlet.FileOutlet(path).write
 
     def __call__(self, logger: Any, method: str, event: dict[str, Any]) -> dict[str, Any]:
         record = _stamp(logger, method, dict(event))
         if "exc_info" in record:
             record = _file_exception(logger, method, record)
-        self._fh.write(json.dumps(record, default=str) + "\n")
+        self._write(json.dumps(record, default=str) + "\n")
         return event
 
 
-def configure(name: str, log_dir: str | Path | None = None, *, colors: bool | None = None) -> None:
+def configure(name: str, log_dir: str | Path | None = None, *, colors: bool | None = None, ship: Any = None) -> None:
+    """``ship``: the node's outbox when its log lines go to the kernel (kernel.bus.results)."""
     processors: list[Any] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
     ]
-    if log_dir:
+    if ship is not None:
+        processors.append(JsonLinesTee(None, ship))
+    elif log_dir:
         processors.append(JsonLinesTee(Path(log_dir) / f"{name}.jsonl"))
     # Plain Python tracebacks on the console: the supervisor prefixes every line of a node's stderr,
     # which a boxed rich traceback does not survive, and they cost no rendering time in a crash loop.

@@ -36,6 +36,7 @@ CREATE TABLE IF NOT EXISTS steps (
 CREATE INDEX IF NOT EXISTS steps_by_episode ON steps (episode_id, node, t);
 """
 FILENAME = "results.sqlite"
+STEP_SQL = "INSERT INTO steps VALUES (?, ?, ?, ?, ?)"  # ts, node, episode_id, t, record
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -141,9 +142,13 @@ class StepStore:
         self._writer = Writer(run_dir / FILENAME, f"steps-{node}")
 
     def write(self, record: dict[str, Any]) -> None:
-        self._writer.put(("INSERT INTO steps VALUES (?, ?, ?, ?, ?)", (
-            record.get("ts", time.time()), self.node, record.get("episode"), record.get("t"),
-            json.dumps(record, default=json_default))))
+        self.write_row([record.get("ts", time.time()), record.get("episode"), record.get("t"),
+                        json.dumps(record, default=json_default)])
+
+    def write_row(self, row: Sequence[Any]) -> None:
+        """``row``: ts, episode, t and the record's JSON (kernel.bus.results.step_item)."""
+        ts, episode, t, record = row
+        self._writer.put((STEP_SQL, (ts, self.node, episode, t, record)))
 
     def close(self) -> None:
         self._writer.close()

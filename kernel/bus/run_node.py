@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from kernel.bus import logs, outlet
+from kernel.bus import logs, outlet, results
 from kernel.bus.curve import NodeCurve
 from kernel.bus.runtime import NodeRuntime
 from kernel.sdk.registry import load_node_class
@@ -19,12 +19,19 @@ from kernel.sdk.registry import load_node_class
 
 def main() -> int:
     node_id = os.environ["FRAMEBUS_NODE_ID"]
-    logs.configure(node_id, os.environ.get("FRAMEBUS_LOG_DIR"))
+    outbox = None
+    if results.shipping():  # on another machine than the run folder: results go to the kernel
+        outbox = results.Outbox()
+        own = results.own_run_dir(os.environ.get("FRAMEBUS_RUN_DIR") or node_id)
+        # The run folder's paths mean nothing here: what the node writes itself goes to a folder of its own.
+        os.environ["FRAMEBUS_RUN_DIR"], os.environ["FRAMEBUS_LOG_DIR"] = str(own), str(own / "logs")
+    logs.configure(node_id, os.environ.get("FRAMEBUS_LOG_DIR"), ship=outbox)
     cls = load_node_class(os.environ["FRAMEBUS_USES"])
     params = json.loads(os.environ.get("FRAMEBUS_PARAMS") or "null")
     runtime = NodeRuntime(cls(), node_id, os.environ["FRAMEBUS_KERNEL"], params=params,
                           inbox_dir=os.environ.get("FRAMEBUS_IPC_DIR"),
-                          tcp_host=os.environ.get("FRAMEBUS_TCP_HOST") or None, curve=NodeCurve.from_env())
+                          tcp_host=os.environ.get("FRAMEBUS_TCP_HOST") or None, curve=NodeCurve.from_env(),
+                          outbox=outbox)
     profile_dir = os.environ.get("FRAMEBUS_PROFILE_DIR")
     profiler = None
     if profile_dir:  # cProfile of this node's whole life, read with pstats or snakeviz (docs/protocol.md)

@@ -17,12 +17,14 @@ import functools
 import inspect
 import os
 import time
+from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 import structlog
 import zmq
 
 from kernel.bus import outlet, protocol, tracing
+from kernel.bus import results as results_
 from kernel.bus.badtraffic import BadTraffic, truncated
 from kernel.bus.calls import Calls, current_traceparent, traceparent_var
 from kernel.bus.curve import CurveServer, NodeCurve
@@ -41,6 +43,7 @@ log = structlog.get_logger("framebus.runtime")
 # Messages queued per connection to an inbox. A sender past it keeps the rest in its own queue
 # (SNDHWM 10000), so a flood costs the flooder's memory; here it is at most this many messages.
 INBOX_RCVHWM = 1000
+SHIP_FLUSH_S = 1.5  # at the end, how long queued results may take to reach the kernel (SIGTERM comes at 2 s)
 # episode.next may wait as long as episodes are in flight elsewhere; the kernel keeps one ask per
 # node and the watchdog ends the node if the kernel dies, so this is only a backstop.
 NEXT_EPISODE_TIMEOUT_S = 24 * 3600.0
@@ -55,7 +58,7 @@ class NodeRuntime:
 
     def __init__(self, node: Node, node_id: str, kernel_endpoint: str, *, inbox_dir: str | None = None,
                  tcp_host: str | None = None, exit_on_orphan: bool = True, curve: NodeCurve | None = None,
-                 params: dict[str, Any] | None = None) -> None:
+                 params: dict[str, Any] | None = None, outbox: results_.Outbox | None = None) -> None:
         self.node = node
         if params is not None:  # ports that depend on params must be known before the hello
             node.params = type(node).parse_params(params)
@@ -73,7 +76,14 @@ class NodeRuntime:
         self.ctx = zmq.Context.instance()
         self.state = "starting"
         self.run: dict[str, Any] = {}
-        self.run_dir: str | None = None
+        self.run_dir: str | None = None  # the run folder, on the launching machine
+        # Results (step records, pictures, trace and log lines): written into the run folder by this
+        # process, or shipped to the kernel when it runs on another machine (kernel.bus.results; the
+        # welcome's "results" says which). ``outbox`` may come before the welcome, with log lines.
+        self.ships = False
+        self.outbox = outbox
+        self.own_dir: Path | None = None  # a shipping node's own folder, on its machine
+        self._local_results: results_.LocalResults | None = None
         self.max_bytes = protocol.DEFAULT_MAX_MESSAGE_BYTES
         self.heartbeat = 0.5
         self.grace = 3.0  # until the welcome says the run's (bus.grace): a kernel never reached is not waited for
@@ -138,6 +148,32 @@ class NodeRuntime:
     def readers(self, output: str) -> list[str]:
         return list(self.links.out_dsts.get(output, ()))
 
+    def node_run_dir(self) -> Path | None:
+        """The run folder as this node sees it: on another machine, a folder of its own there."""
+        if self.ships:
+            return self.own_dir
+        return Path(self.run_dir) if self.run_dir else None
+
+    def record_step(self, record: dict[str, Any]) -> None:
+        """Append a step record to the run's steps (kernel.bus.results); never waits."""
+        if self.ships and self.outbox is not None:
+            self.outbox.put_step(record)
+        elif self.run_dir:
+            if self._local_results is None:
+                self._local_results = results_.LocalResults(Path(self.run_dir), self.id)
+            self._local_results.step(record)
+
+    async def _ship_the_rest(self) -> None:
+        """Send what the outbox still holds, waiting for the kernel's answers (bounded)."""
+        if self.outbox is None:
+            return
+        tracing.flush()
+        if not await self.outbox.flush(self._request_for_results, SHIP_FLUSH_S):
+            log.warning("results not all shipped before exiting", node=self.id, **self.outbox.stats())
+
+    async def _request_for_results(self, node: str, svc: str, body: Any, timeout: float) -> Any:
+        return await self.calls.request(node, svc, body, timeout=timeout)
+
     async def request(self, node: str, svc: str, body: Any, *, timeout: float = 10.0) -> Any:
         return await self.calls.request(node, svc, body, timeout=timeout)
 
@@ -199,6 +235,7 @@ class NodeRuntime:
             await self.node.setup()
         except Exception:
             log.exception("setup failed", node=self.id)
+            await self._ship_the_rest()  # a node on another machine: its log lines say why, in the run folder
             return 1
         self._spawn(self._heartbeat())
         self._spawn(self.links.tap_flusher())
@@ -254,6 +291,9 @@ class NodeRuntime:
             await asyncio.wait_for(self.node.teardown(), 2.0)
         except Exception:
             log.warning("teardown failed", node=self.id, exc_info=True)
+        if self._local_results is not None:
+            self._local_results.close()
+        await self._ship_the_rest()  # before the bye, on the same socket: the kernel has them all first
         self.links.flush_taps()
         self._send_ctl("bye", {"stats": self.stats()})
         for sock in [*self.links.peers.values(), self._inbox, self._ctl]:
@@ -269,6 +309,16 @@ class NodeRuntime:
         self.node.params = type(self.node).parse_params(dict(w.get("params") or {}))
         self.run = dict(w.get("run") or {})
         self.run_dir = w.get("run_dir")
+        self.ships = w.get("results") == "bus"
+        if self.ships:
+            self.outbox = self.outbox or results_.Outbox()
+            self.own_dir = results_.own_run_dir(self.run_dir or self.id)
+        elif self.outbox is not None:
+            log.warning("started to ship results, but the kernel says this node writes them itself; "
+                        "the log lines sent are refused", node=self.id)
+        if self.outbox is not None:
+            self._spawn(self.outbox.run(self._request_for_results, timeout=lambda: max(10.0, self.grace + 5),
+                                        max_bytes=lambda: self.max_bytes))
         self.max_bytes = int(w.get("max_message_bytes", self.max_bytes))
         self.heartbeat = float(w.get("heartbeat", self.heartbeat))
         self.grace = float(w.get("grace", self.grace))
@@ -285,7 +335,8 @@ class NodeRuntime:
         self.clock = Clock(w.get("clock"), self.queue, self.sources, cut_off=self.cut_off)
         run_tag = os.path.basename(os.environ.get("FRAMEBUS_IPC_DIR", "fb-local"))
         self.links.configure(w.get("outputs") or {}, f"{run_tag}-{self.id}-{os.getpid()}", w.get("rates"))
-        tracing.configure(w.get("trace"), self.id, self.run_dir)
+        tracing.configure(w.get("trace"), self.id, self.run_dir,
+                          ship=results_.LineSink(self.outbox, "trace") if self.ships and self.outbox else None)
         self._update_peers(w.get("peers") or {})
 
     # sockets ----------------------------------------------------------------------------------
@@ -462,6 +513,7 @@ class NodeRuntime:
             "shm": self.links.shm_pool.stats() if self.links.shm_pool is not None else None,
             "curve_refused": self._curve_server.refused if self._curve_server is not None else 0,
             "summary": self.summary_sections,
+            **({"results": {**self.outbox.stats(), "own_dir": str(self.own_dir)}} if self.outbox is not None else {}),
         }
 
     # helpers ----------------------------------------------------------------------------------

@@ -11,16 +11,19 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 _tracer: Any = None
 _propagator: Any = None
+_provider: Any = None
 MODES = ("console", "otlp", "file")
 
 
-def configure(mode: str | None, service: str, run_dir: str | None = None) -> None:
-    """Install a tracer provider for this process; ``file`` writes JSON lines to run_dir/traces/."""
-    global _tracer, _propagator
+def configure(mode: str | None, service: str, run_dir: str | None = None, *, ship: IO[str] | None = None) -> None:
+    """Install a tracer provider for this process; ``file`` writes JSON lines to run_dir/traces/,
+    or to ``ship`` (a node on another machine: kernel.bus.results sends them to the kernel, which
+    writes them into that file on the launching machine)."""
+    global _tracer, _propagator, _provider
     if not mode:
         return
     if mode not in MODES:
@@ -36,19 +39,29 @@ def configure(mode: str | None, service: str, run_dir: str | None = None) -> Non
 
         provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))  # OTEL_EXPORTER_OTLP_ENDPOINT
     elif mode == "file":
-        folder = Path(run_dir or ".") / "traces"
-        folder.mkdir(parents=True, exist_ok=True)
-        out = open(folder / f"{service}.jsonl", "a", buffering=1)
+        if ship is not None:
+            out = ship
+        else:
+            folder = Path(run_dir or ".") / "traces"
+            folder.mkdir(parents=True, exist_ok=True)
+            out = open(folder / f"{service}.jsonl", "a", buffering=1)
         provider.add_span_processor(SimpleSpanProcessor(
             ConsoleSpanExporter(out=out, formatter=lambda s: json.dumps(json.loads(s.to_json())) + "\n")))
     else:
         provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter(out=sys.stderr)))
     _tracer = provider.get_tracer("framebus")
+    _provider = provider
     _propagator = TraceContextTextMapPropagator()
     import atexit
 
     atexit.register(provider.shutdown)
     os.environ.setdefault("OTEL_SERVICE_NAME", service)
+
+
+def flush() -> None:
+    """Export the spans that ended and wait in a batch processor (before a node ships its last results)."""
+    if _provider is not None:
+        _provider.force_flush(2000)
 
 
 def enabled() -> bool:

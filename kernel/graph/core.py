@@ -14,7 +14,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import structlog
 import zmq
@@ -27,6 +27,7 @@ from kernel.bus.sockets import inbox_router, readable, recv_frames
 from kernel.graph import services
 from kernel.graph.episodes import EpisodeBook
 from kernel.graph.keys import RunKeys
+from kernel.graph.results import ResultsInbox
 from kernel.graph.summary import merge_sections
 from kernel.launchfile import LaunchFile, NodeSpec
 
@@ -82,6 +83,11 @@ class Kernel:
         # episode.next asks answered later: node -> (routing id, cid). One per node: a newer ask
         # replaces an older one, whose asker gave up waiting.
         self._asks: dict[str, tuple[bytes, int | None]] = {}
+        # Whether a node ships its results (it runs on another machine than the run folder): the
+        # supervisor knows, having decided where it runs before starting it (runner, harness).
+        self.ships: Callable[[str], bool] = lambda node_id: False
+        self.results: ResultsInbox | None = None  # made when the first shipped batch comes
+        self.results_refused: Counter[str] = Counter()  # batches refused, per node of the graph
 
     # lifecycle ------------------------------------------------------------------------------
     async def open(self) -> None:
@@ -104,6 +110,8 @@ class Kernel:
         if self._curve is not None:
             self._curve.stop()
         self.bad.flush()
+        if self.results is not None and not self.results.close():  # before the store: it queues step rows there
+            log.error("shipped results still being written at exit", run_dir=str(self.run_dir))
         self.book.close()
 
     def start(self) -> None:
@@ -332,6 +340,7 @@ class Kernel:
             "max_message_bytes": self.lf.bus.max_message_bytes,
             "trace": self.trace,
             "run_dir": str(self.run_dir),
+            "results": "bus" if self.ships(spec.id) else "local",
         }
 
     def check_done(self) -> None:
@@ -426,6 +435,8 @@ class Kernel:
             error = body_error(msg.topic, msg.body)
             if error is not None:
                 self.bad.note(msg.src, error)
+                if msg.topic == "results" and msg.src in self.nodes:
+                    self.results_refused[msg.src] += 1
                 raise ValueError(error)
             result = services.call(self, msg.src, msg.topic, msg.body or {})
             if result is services.DEFERRED:
@@ -436,6 +447,35 @@ class Kernel:
         except Exception as exc:
             self._send(identity, ERR, msg.topic, {"error": str(exc), "type": type(exc).__name__},
                        dst=msg.src, cid=msg.cid)
+
+    def take_results(self, src: str, body: dict[str, Any], nbytes: int) -> dict[str, Any]:
+        """A batch of results shipped by a node on another machine (kernel.bus.results), its body
+        already checked: queued for the writer thread, or refused (a node that writes its results
+        itself, or any other sender) and counted."""
+        if not self.ships(src):
+            if src in self.nodes:
+                self.results_refused[src] += 1
+            error = (f"results from {truncated(src)!r}, which is no node that ships them (a node ships its "
+                     "results only when it runs on another machine than the run folder; this one writes its own)")
+            self.bad.note(src, error)
+            raise PermissionError(error)
+        if self.results is None:
+            self.results = ResultsInbox(self.run_dir, self.book.store)
+        self.results.take(src, body["items"], nbytes)
+        return {"batch": body["batch"]}
+
+    def results_facts(self, node_id: str) -> dict[str, Any]:
+        """How a node's results reached the run folder, for summary.json: ``via`` (``local``: it wrote
+        them itself; ``bus``: shipped), what it says it sent, and what the kernel took and refused."""
+        facts: dict[str, Any] = {"via": "bus" if self.ships(node_id) else "local"}
+        sent = self.nodes[node_id].stats.get("results")
+        if isinstance(sent, dict):
+            facts["sent"] = {k: v for k, v in sent.items() if k != "via"}
+        if self.results is not None and (self.results.batches[node_id] or self.results.busy[node_id]):
+            facts.update(self.results.facts(node_id))
+        if self.results_refused[node_id]:
+            facts["refused"] = self.results_refused[node_id]
+        return facts
 
     def summary_sections(self) -> dict[str, Any]:
         """What nodes put in summary.json (Node.summarize), merged by kernel.graph.summary's rule."""

@@ -84,6 +84,7 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
             cleanup.callback(announce({"run_id": run_id, "run_dir": str(run_dir), "endpoint": kernel.endpoint,
                                        "launch_file": str(lf.source), **placement.announcement()}, ipc_dir))
         supervisor = placement.supervisor(env, run_dir / "logs", console, kernel.node_exited)
+        kernel.ships = supervisor.ships_results  # nodes on other machines send their results over the bus
         interrupts = 0
 
         def on_signal(signame: str) -> None:
@@ -138,6 +139,7 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
         "bus": kernel.bus_facts(),
         "nodes": {n: {"state": s.state, **supervisor.where(n), "restarts": supervisor.procs[n].restarts,
                       "exit_code": supervisor.procs[n].exit_code, "error": s.error,
+                      "results": kernel.results_facts(n),
                       "clock": s.stats.get("clock") if s.stats.get("clock", {}).get("mode") != "free" else None}
                   for n, s in kernel.nodes.items()},
         **kernel.summary_sections(),

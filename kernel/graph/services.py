@@ -55,6 +55,24 @@ def run_error(kernel: Kernel, src: str, body: dict[str, Any]) -> bool:
     return True
 
 
+def results(kernel: Kernel, src: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A batch of results from a node on another machine (kernel.bus.results, kernel.graph.results)."""
+    return kernel.take_results(src, body, results_size(body["items"]))
+
+
+def results_size(items: list[list[Any]]) -> int:
+    """The bytes a batch holds, as the writer's backlog counts them."""
+    size = 0
+    for kind, payload in items:
+        if kind == "step":
+            size += len(payload[0]) + len(payload[4]) + 64
+        elif kind == "media":
+            size += sum(len(p[1]) for p in payload["pictures"]) + 512
+        else:
+            size += len(payload)
+    return size
+
+
 def _broadcast(cmd: str, paused: bool) -> Handler:
     """A ``launch ctl`` command every node's clock obeys (pause, resume, step N): it sets the
     kernel's paused flag, which a node that registers later is told too."""
@@ -77,6 +95,7 @@ SERVICES: dict[str, Handler] = {
     "episode.report": episode_report,
     "episode.end": episode_end,
     "run.error": run_error,
+    "results": results,
     "ctl.pause": _broadcast("pause", paused=True),
     "ctl.resume": _broadcast("resume", paused=False),
     "ctl.step": _broadcast("step", paused=True),

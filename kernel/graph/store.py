@@ -26,7 +26,7 @@ from typing import Any, Iterator
 
 import structlog
 
-from kernel.bus.resultsdb import FILENAME, Statement, Writer, connect, json_default
+from kernel.bus.resultsdb import FILENAME, STEP_SQL, Statement, Writer, connect, json_default
 
 log = structlog.get_logger("framebus.store")
 
@@ -84,6 +84,11 @@ class ResultsStore:
     def error(self, kind: str, message: str, *, node: str | None = None, episode: str | None = None) -> None:
         self.last_error = f"{node or 'kernel'}: {kind}: {message}"  # for a stalled run's last words
         self._writer.put(("INSERT INTO errors VALUES (?, ?, ?, ?, ?)", (time.time(), node, episode, kind, message)))
+
+    def steps(self, rows: list[tuple[Any, ...]]) -> None:
+        """Step records of nodes on other machines (kernel.graph.results), as their own processes
+        would have written them: ts, node, episode, t, record."""
+        self._writer.put((STEP_SQL, rows))
 
     def sync(self, timeout: float | None = None) -> bool:
         """Wait until every write queued so far is committed."""

@@ -21,7 +21,7 @@ import structlog
 from rich.console import Console
 from rich.text import Text
 
-from kernel.bus import outlet
+from kernel.bus import outlet, results
 from kernel.bus.lifeline import die_with_parent
 from kernel.launchfile import NodeSpec
 
@@ -58,6 +58,14 @@ class Supervisor:
         self.width = max((len(n) for n in self.procs), default=4)
         self.stopping = False
         self.log_files: list[outlet.FileOutlet] = []  # for the count of lines the disk did not take
+        # Nodes that ship their results to the kernel (kernel.bus.results) rather than write them into
+        # the run folder: those on another machine. None here (a test harness may name some); a
+        # cluster backend decides per start, before the process starts.
+        self.shipping: set[str] = set()
+
+    def ships_results(self, node_id: str) -> bool:
+        """Whether the node's process was told to ship its results (the kernel accepts them from it)."""
+        return node_id in self.shipping
 
     def command(self, spec: NodeSpec) -> list[str]:
         return list(spec.cmd) if spec.cmd else [sys.executable, "-m", "kernel.bus.run_node"]
@@ -72,6 +80,8 @@ class Supervisor:
                "PYTHONUNBUFFERED": "1", "FRAMEBUS_PARAMS": json.dumps(spec.params, default=str)}
         if spec.uses:
             env["FRAMEBUS_USES"] = spec.uses
+        if spec.id in self.shipping:
+            env[results.ENV] = "bus"
         try:
             proc.process = await self._start_process(spec, env)
         except OSError as exc:

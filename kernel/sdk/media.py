@@ -1,11 +1,12 @@
 """Pictures a node keeps for an episode, in the run folder: the format its writer and readers share.
 
 A judge that renders pages to score them (a generated web page beside its target) has pictures
-worth showing, but a score in episodes.jsonl cannot hold them and the bus should not carry them.
-So the node writes them itself, under ``RUN/media/<node>/<episode>/``, and lists each set in
+worth showing, but a score in episodes.jsonl cannot hold them and the streams should not carry
+them. So the node writes them itself, under ``RUN/media/<node>/<episode>/``, and lists each set in
 ``RUN/media/<node>/index.jsonl`` (one file per node: two processes never append to one file). The
 report (``launch report``) reads that index; the kernel never looks at it, so it knows nothing of
-what the pictures are.
+what the pictures are. A node on another machine than the run folder encodes the set itself and
+ships it to the kernel (kernel.bus.results), which writes it with ``store_set``, as the node would.
 
 One call is one set, a row in the report: its pictures side by side under its caption. A set is
 named by its ``row`` (the caption when none is given, but a caption may carry a score that changes
@@ -28,10 +29,11 @@ import numpy as np
 
 from kernel.sdk.images import png_bytes
 
-__all__ = ["MEDIA_DIR", "INDEX", "MAX_PX", "Picture", "encode", "read_sets", "write_set"]
+__all__ = ["MEDIA_DIR", "INDEX", "MAX_PX", "Picture", "encode", "encode_set", "read_sets", "store_set", "write_set"]
 
 MEDIA_DIR = "media"
 INDEX = "index.jsonl"
+SUFFIXES = (".png", ".jpg")
 MAX_PX = 1280  # pictures are for people to look at, not to score: a full-page capture need not keep every pixel
 
 Picture = Union[bytes, np.ndarray]
@@ -76,11 +78,28 @@ def _fit(picture: Picture, max_px: int | None) -> tuple[np.ndarray, int, int]:
     return frame, width, height
 
 
-def write_set(run_dir: Path, node: str, episode: str, pictures: Sequence[tuple[str, Picture]], *,
-              caption: str = "", row: str | None = None, metrics: Sequence[str] = (),
-              max_px: int | None = MAX_PX) -> list[Path]:
-    """Write one set and append its index line; blocking (a node calls it through a thread)."""
+Encoded = tuple[str, bytes, str, int, int]
+"""One picture ready to be written: its label, its file's bytes, the suffix (``.png``, ``.jpg``),
+its width and height."""
+
+
+def encode_set(pictures: Sequence[tuple[str, Picture]], max_px: int | None = MAX_PX) -> list[Encoded]:
+    """Shrink and encode a set's pictures (the CPU work; ``store_set`` does the disk's)."""
     if not pictures:
+        raise ValueError("a set of pictures needs at least one picture")
+    out: list[Encoded] = []
+    for label, picture in pictures:
+        frame, width, height = _fit(picture, max_px)
+        data, suffix = encode(frame)
+        out.append((str(label), data, suffix, width, height))
+    return out
+
+
+def store_set(run_dir: Path, node: str, episode: str, encoded: Sequence[Encoded], *, caption: str = "",
+              row: str | None = None, metrics: Sequence[str] = (), when: float | None = None) -> list[Path]:
+    """Write an encoded set's files and append its index line; blocking. The kernel calls it for a
+    node on another machine (kernel.bus.results), with the node's ``when``."""
+    if not encoded:
         raise ValueError("a set of pictures needs at least one picture")
     folder = run_dir / MEDIA_DIR / slug(node)
     episode_dir = folder / slug(episode, "episode")
@@ -89,9 +108,9 @@ def write_set(run_dir: Path, node: str, episode: str, pictures: Sequence[tuple[s
     stem = slug(name)
     written: list[Path] = []
     listed: list[dict[str, Any]] = []
-    for i, (label, picture) in enumerate(pictures):
-        frame, width, height = _fit(picture, max_px)
-        data, suffix = encode(frame)
+    for i, (label, data, suffix, width, height) in enumerate(encoded):
+        if suffix not in SUFFIXES:
+            raise ValueError(f"a picture's suffix is one of {SUFFIXES}, not {suffix!r}")
         path = episode_dir / f"{stem}-{i}-{slug(label, 'picture')}{suffix}"
         for old in episode_dir.glob(f"{stem}-{i}-*"):  # a replaced set's file, maybe in the other format
             old.unlink()
@@ -99,10 +118,26 @@ def write_set(run_dir: Path, node: str, episode: str, pictures: Sequence[tuple[s
         written.append(path)
         listed.append({"label": str(label), "path": str(path.relative_to(run_dir)), "width": width, "height": height})
     line = {"episode": episode, "node": node, "row": name, "caption": caption, "metrics": list(metrics),
-            "pictures": listed, "time": time.time()}
+            "pictures": listed, "time": time.time() if when is None else when}
     with _LOCK, open(folder / INDEX, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(line) + "\n")
     return written
+
+
+def write_set(run_dir: Path, node: str, episode: str, pictures: Sequence[tuple[str, Picture]], *,
+              caption: str = "", row: str | None = None, metrics: Sequence[str] = (),
+              max_px: int | None = MAX_PX) -> list[Path]:
+    """Write one set and append its index line; blocking (a node calls it through a thread)."""
+    return store_set(run_dir, node, episode, encode_set(pictures, max_px), caption=caption, row=row,
+                     metrics=metrics)
+
+
+def set_paths(run_dir: Path, node: str, episode: str, encoded: Sequence[Encoded], *, caption: str = "",
+              row: str | None = None) -> list[Path]:
+    """Where ``store_set`` writes an encoded set's files (what a node that ships its pictures is told)."""
+    folder = run_dir / MEDIA_DIR / slug(node) / slug(episode, "episode")
+    stem = slug(caption if row is None else row)
+    return [folder / f"{stem}-{i}-{slug(label, 'picture')}{suffix}" for i, (label, _, suffix, _, _) in enumerate(encoded)]
 
 
 def read_sets(run_dir: Path) -> list[dict[str, Any]]:

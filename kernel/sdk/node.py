@@ -21,6 +21,7 @@ Everything else (sockets, heartbeats, lifecycle, queues, tracing) is the runtime
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence, TypeVar
@@ -95,6 +96,12 @@ class Node:
     check every node's ``params:`` against it before any process starts, and the node gets the
     parsed instance as ``self.params``. A node without one gets the launch file's mapping unchecked."""
 
+    launching_host: ClassVar[bool] = False
+    """True for a node that reads and writes the run folder itself, beyond what reaches it from
+    anywhere (``record_step``, ``attach_images``, logs, traces): the recorder's mcap file. On a
+    cluster (``--backend ray``) such a node runs on the launching machine, where the run folder is,
+    unless its ``placement:`` says otherwise (docs/scale.md)."""
+
     id: str
     params: Any
     _rt: NodeRuntime
@@ -167,13 +174,34 @@ class Node:
         it, as a replayed episode needs (kernel/sdk/media.py).
         Encoding and writing run in a thread, so the loop keeps serving. Call it before ending the
         episode: the run may stop once its last episode has ended. Without a run folder (a unit
-        test's node) nothing is written and the list is empty."""
-        if self.run_dir is None:
+        test's node) nothing is written and the list is empty. A node on another machine than the
+        run folder encodes the pictures and ships them to the kernel, which writes them
+        (kernel.bus.results); the paths returned are where they land in the run folder."""
+        rt = self._rt
+        if not rt.run_dir:
             return []
-        from kernel.sdk.media import write_set
+        from kernel.sdk.media import encode_set, set_paths, write_set
 
-        return await asyncio.to_thread(write_set, self.run_dir, self.id, _eid(episode), list(pictures),
+        if getattr(rt, "ships", False) and rt.outbox is not None:
+            from kernel.bus.results import media_item
+
+            encoded = await asyncio.to_thread(encode_set, list(pictures), max_px)
+            item = media_item(_eid(episode), encoded, caption=caption, row=row, metrics=tuple(metrics))
+            if not rt.outbox.put_media(item):
+                self.log.warning("pictures not kept: the results outbox is full, or the set is over the bus's "
+                                 "message size", episode=_eid(episode), caption=caption)
+                return []
+            return set_paths(Path(rt.run_dir), self.id, _eid(episode), encoded, caption=caption, row=row)
+        return await asyncio.to_thread(write_set, Path(rt.run_dir), self.id, _eid(episode), list(pictures),
                                        caption=caption, row=row, metrics=tuple(metrics), max_px=max_px)
+
+    def record_step(self, record: dict[str, Any]) -> None:
+        """Append one step record (what the node saw, asked, got back and did) to the run: a row of
+        the ``steps`` table of ``RUN/results.sqlite`` and a line of ``RUN/steps/<id>.jsonl``. Never
+        waits: a thread writes them, or, for a node on another machine, the kernel does once they
+        are shipped (kernel.bus.results). The record gets a ``ts`` unless it has one; without a run
+        folder (a unit test's node) nothing is written."""
+        self._rt.record_step({"ts": round(time.time(), 3), **record})
 
     def summarize(self, section: str, data: dict[str, Any]) -> None:
         """Put ``data`` into the run's summary.json under ``section`` (sent with heartbeats and at
@@ -215,8 +243,11 @@ class Node:
 
     @property
     def run_dir(self) -> Path | None:
-        """The run folder, for results a node writes itself (step records, recordings)."""
-        return Path(self._rt.run_dir) if self._rt.run_dir else None
+        """The run folder, for files a node writes itself. On another machine than the launching one
+        (``--backend ray``), a folder of the node's own on its machine: what it writes there stays
+        there. Step records, pictures, traces and log lines reach the run folder from anywhere
+        (``record_step``, ``attach_images``)."""
+        return self._rt.node_run_dir()
 
     @property
     def log(self) -> structlog.typing.FilteringBoundLogger:

@@ -68,12 +68,18 @@ class Harness:
         self._locals: list[tuple[Node, NodeSpec]] = []
         self._local_tasks: list[asyncio.Task[int]] = []
         self._cleanup = contextlib.AsyncExitStack()  # what ``stop`` undoes, in reverse order
+        self._shipping: set[str] = set()
 
     def add(self, node_id: str, cls: type[Node] | str, *, params: Mapping[str, Any] | None = None,
             inputs: Mapping[str, InputDecl] | None = None, restart: Mapping[str, Any] | None = None,
             clock: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None,
-            cmd: Sequence[str] | None = None) -> None:
-        """Add a node under test; it runs as its own process, as under ``launch run``."""
+            cmd: Sequence[str] | None = None, ship_results: bool = False) -> None:
+        """Add a node under test; it runs as its own process, as under ``launch run``.
+
+        ``ship_results``: the node is told to send its results (step records, pictures, trace and
+        log lines) to the kernel over the bus, as a node on another machine is (kernel.bus.results)."""
+        if ship_results:
+            self._shipping.add(node_id)
         uses = None if cmd else (cls if isinstance(cls, str) else f"{cls.__module__}:{cls.__qualname__}")
         self.specs.append(node_spec(node_id, uses, params, inputs, clock, cmd=list(cmd) if cmd else None,
                                     restart=dict(restart or {}), env=dict(env or {})))
@@ -113,6 +119,8 @@ class Harness:
             self.kernel.node_exited(node_id, code, restart)
 
         self.supervisor = Supervisor(self.specs, env, self.run_dir / "logs", self.console, on_exit)
+        self.supervisor.shipping |= self._shipping
+        self.kernel.ships = self.supervisor.ships_results
         self._cleanup.push_async_callback(self.supervisor.stop_all, self.kernel.stop_nodes)
         await self.supervisor.start_all()
         runtimes = []

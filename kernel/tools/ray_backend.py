@@ -31,6 +31,7 @@ import structlog
 from pydantic import BaseModel, ByteSize, ConfigDict, Field, ValidationError, field_validator, model_validator
 from rich.console import Console
 
+from kernel.bus import results
 from kernel.bus.lifeline import die_with_parent
 from kernel.graph.supervisor import Proc, Supervisor
 from kernel.launchfile import LaunchError, LaunchFile, NodeSpec, is_loopback
@@ -107,6 +108,19 @@ def demand(spec: NodeSpec) -> dict[str, float]:
     return _resources(spec).demand()
 
 
+def launching_host(spec: NodeSpec) -> bool:
+    """Whether a node writes into the run folder itself (``Node.launching_host``: the recorder), so
+    that it runs on the launching machine unless its ``placement:`` says otherwise."""
+    if spec.uses is None:
+        return False
+    from kernel.sdk.registry import load_node_class
+
+    try:
+        return bool(getattr(load_node_class(spec.uses), "launching_host", False))
+    except Exception:  # checked where it matters (launch-file params); here only the answer counts
+        return False
+
+
 class PlacementError(OSError):
     """Ray could not start a node's actor (no room within the timeout, or the actor failed)."""
 
@@ -140,7 +154,9 @@ class FramebusNode:
         node_ip = ray.util.get_node_ip_address()
         if host and not is_loopback(host):
             full["FRAMEBUS_TCP_HOST"] = node_ip  # the inbox listens on this machine's address
-        for key in ("FRAMEBUS_IPC_DIR", "FRAMEBUS_LOG_DIR"):  # paths of the launching machine
+        # Paths of the launching machine. A node here on another machine ships its results instead
+        # (kernel.bus.results) and writes its own files in a folder of its own: no run folder is made.
+        for key in ("FRAMEBUS_IPC_DIR",) if full.get(results.ENV) == "bus" else ("FRAMEBUS_IPC_DIR", "FRAMEBUS_LOG_DIR"):
             if full.get(key):
                 Path(full[key]).mkdir(parents=True, exist_ok=True)
         started = threading.Event()
@@ -182,6 +198,13 @@ class FramebusNode:
         with self._cond:
             self._code = code
             self._cond.notify_all()
+
+    def where(self) -> str:
+        """The Ray node id of this actor's machine (asked before the node starts: it decides whether
+        the node ships its results)."""
+        import ray
+
+        return ray.get_runtime_context().get_node_id()
 
     def read(self, wait_s: float) -> tuple[list[bytes], int | None]:
         """New output lines (waiting up to ``wait_s`` for some), and the exit code once it exited."""
@@ -259,6 +282,7 @@ class RayCluster:
         self._actor_class: Any = None
         self.landings: dict[str, Landing] = {}  # node id -> where check_feasible placed it
         self.lf: LaunchFile | None = None  # the run's launch file, for planning a restart anew
+        self.home: str | None = None  # the Ray node id of this machine, where the run folder is
 
     def start(self) -> None:
         try:
@@ -276,6 +300,7 @@ class RayCluster:
         except (ConnectionError, RuntimeError, ValueError) as exc:
             where = f"the Ray cluster at {self.address}" if self.address else "a local Ray instance"
             raise LaunchError(f"cannot start or reach {where}: {exc}") from None
+        self.home = ray.get_runtime_context().get_node_id()
         total = ray.cluster_resources()
         what = "started a local Ray instance" if self.owned else f"joined the Ray cluster at {self.address}"
         self.console.print(f"ray: {what} ({len(ray.nodes())} machine(s), {total.get('CPU', 0):g} CPUs, "
@@ -303,7 +328,7 @@ class RayCluster:
 
     def plan(self, lf: LaunchFile) -> list[Landing]:
         """Where each node would land (``launch validate --address``), or why it cannot."""
-        return plan(lf, self.machines(), demand)
+        return plan(lf, self.machines(), demand, home=self.home, at_home=launching_host)
 
     def check_feasible(self, lf: LaunchFile) -> None:
         """Plan every node's place; refuse at once what no machine of the cluster can ever take (Ray
@@ -323,7 +348,7 @@ class RayCluster:
             return
         alive = [m for m in self.machines() if m.node_id not in lost]
         spec = self.lf.node(node_id)
-        for landing in plan(self.lf, alive, demand):
+        for landing in plan(self.lf, alive, demand, home=self.home, at_home=launching_host):
             if landing.node != node_id:
                 continue
             if landing.problem is not None and spec.placement is not None and spec.placement.soft:
@@ -422,8 +447,7 @@ class RaySupervisor(Supervisor):
             actor = self.cluster.new_actor(spec)
             self.actors[spec.id] = actor
             try:
-                info = await asyncio.wait_for(_wait_ref(actor.start.remote(spec.cmd, env, os.getcwd())),
-                                              max(1.0, deadline - loop.time()))
+                info = await asyncio.wait_for(self._place_and_start(actor, spec, env), max(1.0, deadline - loop.time()))
                 break
             except asyncio.TimeoutError:
                 self.cluster.kill(actor)
@@ -442,6 +466,22 @@ class RaySupervisor(Supervisor):
                 lost.add(machine)
         self.placed[spec.id] = info
         return RayNodeProcess(actor, info)
+
+    async def _place_and_start(self, actor: Any, spec: NodeSpec, env: dict[str, str]) -> dict[str, Any]:
+        """Ask the actor where Ray placed it, then start the node there: a node on another machine
+        than this one (where the run folder is) is told to ship its results (FRAMEBUS_RESULTS=bus),
+        and the kernel accepts them from it; one on this machine writes them itself. Decided before
+        the process starts, so the kernel knows before the node's first word."""
+        machine = await _wait_ref(actor.where.remote())
+        ships = self.cluster.home is not None and machine != self.cluster.home
+        env = {k: v for k, v in env.items() if k != results.ENV}
+        if ships:
+            env[results.ENV] = "bus"
+            self.shipping.add(spec.id)
+        else:
+            self.shipping.discard(spec.id)
+        info = await _wait_ref(actor.start.remote(spec.cmd, env, os.getcwd()))
+        return {**info, "results": "bus" if ships else "local"}
 
     def _signal(self, proc: Proc, sig: int) -> None:  # type: ignore[override]
         process = proc.process

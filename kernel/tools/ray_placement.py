@@ -16,6 +16,10 @@ carries the Ray scheduling options that make it so (``actor_options``):
 
 Hard (the default) means there or nowhere; ``soft`` prefers the place and lets Ray use another
 machine when the place cannot take the node (gone, too small, or full now).
+
+A node without ``placement:`` whose class writes into the run folder itself (``Node.launching_host``:
+the recorder of ``--record``) is pinned to the launching machine, where the run folder is; every
+other node ships what it leaves in the run folder when it lands elsewhere (kernel.bus.results).
 """
 
 from __future__ import annotations
@@ -116,9 +120,16 @@ def _add(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
     return {k: a.get(k, 0.0) + b.get(k, 0.0) for k in {*a, *b}}
 
 
-def plan(lf: LaunchFile, cluster: Sequence[Machine], demand_of: Demand) -> list[Landing]:
+HOME = "the launching machine"  # what a pinned recorder's landing says it asked for
+
+
+def plan(lf: LaunchFile, cluster: Sequence[Machine], demand_of: Demand, *, home: str | None = None,
+         at_home: Callable[[NodeSpec], bool] | None = None) -> list[Landing]:
     """Every node's landing, in the file's order. Nodes pinned to one machine (a host, a spread copy)
-    count against it: several that together ask for more than it has cannot all be placed there."""
+    count against it: several that together ask for more than it has cannot all be placed there.
+
+    ``home``: the Ray node id of the launching machine; a node without ``placement:`` for which
+    ``at_home`` says yes (it writes into the run folder itself) is pinned there."""
     copies: dict[str, int] = {}  # group -> number of copies
     for spec in lf.nodes:
         if spec.group is not None and spec.replica is not None:
@@ -128,7 +139,10 @@ def plan(lf: LaunchFile, cluster: Sequence[Machine], demand_of: Demand) -> list[
     out: list[Landing] = []
     for spec in lf.nodes:
         demand = demand_of(spec)
-        landing = _land(lf, spec, cluster, demand, copies, pinned, pinned_by)
+        if spec.placement is None and home is not None and at_home is not None and at_home(spec):
+            landing = _home(lf, spec, cluster, demand, home)
+        else:
+            landing = _land(lf, spec, cluster, demand, copies, pinned, pinned_by)
         if landing.problem is None and landing.strategy and landing.strategy[0] == "node" and len(landing.machines) == 1:
             m = landing.machines[0]
             if not landing.strategy[2]:  # hard: only this machine; soft ones may go elsewhere when it is full
@@ -136,6 +150,23 @@ def plan(lf: LaunchFile, cluster: Sequence[Machine], demand_of: Demand) -> list[
                 pinned_by.setdefault(m.node_id, []).append(spec.id)
         out.append(landing)
     return out
+
+
+def _home(lf: LaunchFile, spec: NodeSpec, cluster: Sequence[Machine], demand: dict[str, float],
+          home: str) -> Landing:
+    """A node that writes into the run folder itself, on the launching machine (hard: elsewhere it
+    would write into a folder nobody reads)."""
+    here = [m for m in cluster if m.node_id == home]
+    if not here:
+        return Landing(spec.id, HOME, [], problem=lf.error_at(
+            spec.id, ["uses"], f"node {spec.id!r} writes into the run folder itself, so it runs on the launching "
+            f"machine, which is not among the cluster's machines now ({', '.join(map(str, cluster)) or 'none'})"))
+    m = here[0]
+    if not _fits(m, demand):
+        return Landing(spec.id, HOME, [], problem=lf.error_at(
+            spec.id, ["resources"], f"node {spec.id!r} writes into the run folder itself, so it runs on the "
+            f"launching machine, {m}, which has {describe(m.resources, demand)} of the {describe(demand)} it asks for"))
+    return Landing(spec.id, HOME, [m], ("node", m.node_id, False), note="it writes into the run folder")
 
 
 def _land(lf: LaunchFile, spec: NodeSpec, cluster: Sequence[Machine], demand: dict[str, float],

@@ -240,10 +240,15 @@ class Recorder(Node):
     """
 
     inputs = ("bus",)
+    launching_host = True  # it writes RUN/recording.mcap itself: under Ray it runs where the run folder is
 
     async def setup(self) -> None:
         if self.run_dir is None:
             raise RuntimeError("the recorder needs a run folder (launch run sets one)")
+        if self._rt.ships:
+            raise RuntimeError("the recorder writes the run folder's recording itself, so it must run on the "
+                               "launching machine; its placement: puts it on another one (without a placement, "
+                               "--backend ray puts it there)")
         name = str(self.params.get("file", DEFAULT_FILE))
         self.path = _free_path(self.run_dir / name)
         self.flush_s = float(self.params.get("flush_s", 2.0))

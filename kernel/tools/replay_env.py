@@ -23,6 +23,7 @@ class ReplayEnv(Node):
 
     inputs = ("action",)
     outputs = ("obs",)
+    launching_host = True  # reads the recording and writes RUN/replay.jsonl itself
 
     async def setup(self) -> None:
         rec = read_recording(Path(self.params["recording"]))

@@ -107,7 +107,7 @@ class LLMAgent(Node):
         self.ife_share = p.ife_share
         self.ife_min_steps = p.ife_min_steps
         self.template: Template | None = load_template(p.template) if p.template else None
-        self.records = StepRecords(self.run_dir, self.id)
+        self.records = StepRecords(self)
         # copies of a replica group (agent-0, agent-1, ...) report under one name, so episodes compare
         self.metric_prefix = self.id.removesuffix(f"-{p.replica}") if p.replica is not None else self.id
         self.episode: str | None = None

@@ -3,20 +3,19 @@
 They are written as each step happens, to the run's results database (``steps`` table) and as a
 JSON line in ``RUN/steps/<agent>.jsonl``, so a crashed run still explains itself and ``jq`` or
 pandas read them; images are noted by size, not stored (the recorder stores frames). Both writes
-are queued to threads (kernel.bus.resultsdb, kernel.bus.outlet): the agent's loop never waits on the disk.
+are queued to threads (kernel.bus.resultsdb, kernel.bus.outlet), or shipped to the kernel from an
+agent on another machine (kernel.bus.results): the agent's loop never waits on the disk.
 """
 
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from kernel.bus.outlet import FileOutlet
-from kernel.bus.resultsdb import StepStore
+from kernel.sdk.node import Node
 
 
 def printable(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -32,30 +31,20 @@ def printable(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 class StepRecords:
-    """Appends to the run's store and ``RUN/steps/<node>.jsonl``; no run folder means no records."""
+    """An agent's step records, through its node (``Node.record_step``): the run's store and
+    ``RUN/steps/<node>.jsonl``, written by a thread of this process, or by the kernel when the agent
+    runs on another machine; no run folder means no records."""
 
-    def __init__(self, run_dir: Path | None, node_id: str) -> None:
-        self.path: Path | None = None
-        self._file: FileOutlet | None = None
-        self._store: StepStore | None = None
-        if run_dir is not None:
-            self.path = run_dir / "steps" / f"{node_id}.jsonl"
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = FileOutlet(self.path)
-            self._store = StepStore(run_dir, node_id)
+    def __init__(self, node: Node) -> None:
+        self._node: Node | None = node
 
     def write(self, record: dict[str, Any]) -> None:
-        if self._file is None or self._store is None:
-            return
-        record = {"ts": round(time.time(), 3), **record}
-        self._file.write(json.dumps(record, default=str) + "\n")
-        self._store.write(record)
+        if self._node is not None:
+            self._node.record_step(record)
 
     def close(self) -> None:
-        if self._file is not None and self._store is not None:
-            self._file.close()
-            self._store.close()
-            self._file = self._store = None
+        """No more records from this agent (the runtime closes the files when the node ends)."""
+        self._node = None
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:

@@ -47,7 +47,7 @@ class WebAgent(Node):
         return (["obs", "auto"] if params.auto else ["obs"]), list(self.outputs)
 
     async def setup(self) -> None:
-        self.records = StepRecords(self.run_dir, self.id)
+        self.records = StepRecords(self)
         self._pending: tuple[asyncio.Future[Any], list[str], Any, bool] | None = None
         self.mode = "auto" if self.params.auto else "human"
         self._mode_changed = asyncio.Event()
