@@ -505,3 +505,29 @@ def test_results_of_nodes_on_host_b_reach_the_run_folder_on_host_a_over_the_bus(
     rec = read_recording(out / "recording.mcap")
     assert rec.complete and {"env/obs", "agent/action", "env/step", "env/obs/frame"} <= set(rec.topics)
     assert len(rec.on("env/step")) == len(rows) and rec.attachments.get("episodes.jsonl")
+
+
+@pytest.mark.timeout(600)  # the server's start on 2 cores, beside the hosts
+def test_the_embedded_model_server_on_host_b_serves_the_agent_there(hosts: dict[str, str], tmp_path: Path) -> None:
+    """hello_local.yaml as shipped, with its environment on host A and the agent, the embedded model
+    server (SmolLM2-135M on vLLM's CPU build, started by the model node) and the judge on host B."""
+    if not (ROOT / ".venv-model" / "bin" / "python").exists():
+        pytest.skip("the embedded model's .venv-model is missing (bash setup.sh builds it)")
+    lf = tmp_path / "local.yaml"
+    lf.write_text("include: [hello_local.yaml]\nnodes:\n"
+                  "  - id: env\n    placement: {host: hostA}\n"
+                  "  - id: model\n    placement: {host: hostB}\n"
+                  "  - id: agent\n    placement: {host: hostB}\n"
+                  "  - id: judge\n    placement: {host: hostB}\n")
+    out = tmp_path / "run"
+    res = subprocess.run(["bash", str(SCRIPT), "run", "run", str(lf), "--backend", "ray", "--address", "198.18.0.1:6379",
+                          "--episodes", "2", "--out", str(out), "--json"],
+                         env=hosts, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "completed" and summary["episodes"]["completed"] == 2, summary["reason"]
+    assert {n: v["ray"]["node_ip"] for n, v in summary["nodes"].items()} == {
+        "env": "198.18.0.1", "model": "198.18.0.2", "agent": "198.18.0.2", "judge": "198.18.0.2"}
+    records = [json.loads(s) for s in (out / "steps" / "agent.jsonl").read_text().splitlines()]
+    # every decision is the model's answer (tokens decoded by the server on B), shipped home
+    assert records and all(r["usage"]["completion_tokens"] > 0 and r["latency_s"] > 0 for r in records), records[:1]
