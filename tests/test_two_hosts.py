@@ -360,25 +360,18 @@ def test_a_partition_past_the_grace_restarts_the_cut_off_nodes_and_replays_their
     assert replayed <= set(notes) and all("died mid-episode" in notes[e] for e in replayed), notes
 
 
-def _raylet_of(ip: str, ray_tmp: str) -> list[int]:
-    """The raylet of the Ray node at ``ip`` started by this fixture."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            except OSError:
-                continue
-            if "raylet" in cmd.split(" ", 1)[0] and f"={ip} " in cmd + " " and ray_tmp in cmd:
-                pids.append(int(entry.name))
-    return pids
+def _processes_of(netns: str) -> list[int]:
+    """Every process in a network namespace: a host's Ray and the node processes it runs."""
+    out = subprocess.run(["ip", "netns", "pids", netns], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
 
 
 def test_a_lost_host_s_nodes_come_back_on_the_other_and_replay_their_episode(
         hosts: dict[str, str], tmp_path: Path) -> None:
-    """Host B's Ray node dies (its raylet killed) mid-run. The agent and judge there asked for host B
-    softly, so they are restarted on host A; the episode in flight is replayed from its start, and
-    every episode is recorded once, scoring as without the fault."""
+    """Host B dies mid-run: every process on it (its raylet, Ray's workers, the nodes) is killed at
+    once. The agent and judge there asked for host B softly, so they are restarted on host A; the
+    episode in flight is replayed from its start, and every episode is recorded once, scoring as
+    without the fault."""
     import signal
 
     from tests.helpers import wait_until
@@ -396,9 +389,13 @@ def test_a_lost_host_s_nodes_come_back_on_the_other_and_replay_their_episode(
     try:
         assert wait_until(lambda: _completed(out) >= 20, 120, 0.5), (tmp_path / "launch.out").read_text()[-3000:]
         before = _completed(out)
-        raylets = _raylet_of("198.18.0.2", hosts["FB_RAY_TMP"])
-        assert len(raylets) == 1, raylets
-        os.kill(raylets[0], signal.SIGKILL)
+        on_b = _processes_of(hosts["FB_HOST_B"])
+        assert on_b, "nothing runs on host B"
+        for pid in on_b:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         assert proc.wait(timeout=400) == 0, (tmp_path / "launch.out").read_text()[-3000:]
     finally:
         if proc.poll() is None:
