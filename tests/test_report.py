@@ -98,3 +98,12 @@ def test_report_renders_in_chromium(recorded_run: Path, tmp_path: Path) -> None:
     assert shot.shape[1] == 1280 and shot.shape[0] > 900  # the full page, taller than one screen
     colors = np.unique(shot.reshape(-1, 3)[::97], axis=0)
     assert len(colors) > 50  # text, tables, plots and frames, not a blank page
+
+
+def test_recordings_are_taken_in_the_order_they_were_written(tmp_path):
+    from kernel.tools.recording_files import recordings
+
+    for name in ("recording-10.mcap", "recording.mcap", "recording-2.mcap", "recording-1.mcap", "other.mcap"):
+        (tmp_path / name).write_bytes(b"")
+    assert [p.name for p in recordings(tmp_path)] == [
+        "recording.mcap", "recording-1.mcap", "recording-2.mcap", "recording-10.mcap"]

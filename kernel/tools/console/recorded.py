@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kernel.tools.recording_files import recordings, written_order
+
 MAGIC = b"\x89MCAP0\r\n"
 CHUNK, SCHEMA, CHANNEL, MESSAGE, DATA_END = 0x06, 0x03, 0x04, 0x05, 0x0F
 IMAGE_SCHEMA = "foxglove.CompressedImage"  # kernel.tools.record.IMAGE_SCHEMA (that module loads the node SDK)
@@ -144,13 +146,6 @@ class Index:
         return found
 
 
-def _written_order(path: Path) -> tuple[int, str]:
-    """``recording.mcap`` before ``recording-1.mcap`` before ``recording-10.mcap`` (by name alone,
-    ``-`` sorts before ``.`` and ``10`` before ``2``)."""
-    suffix = path.stem.rpartition("-")[2]
-    return (int(suffix) if path.stem != "recording" and suffix.isdigit() else 0, path.name)
-
-
 def _text(value: Any) -> str:
     text = value if isinstance(value, str) else "" if value is None else json.dumps(value)
     return text if len(text) <= TEXT_CHARS else text[:TEXT_CHARS] + f"… ({len(text)} chars)"
@@ -172,9 +167,9 @@ class Recordings:
 
     def refresh(self) -> None:
         with self._lock:
-            for path in sorted(self.run_dir.glob("recording*.mcap"), key=_written_order):
+            for path in recordings(self.run_dir):
                 self.files.setdefault(path, Index(path)).refresh()
-            self.files = dict(sorted(self.files.items(), key=lambda item: _written_order(item[0])))
+            self.files = dict(sorted(self.files.items(), key=lambda item: written_order(item[0])))
 
     @property
     def names(self) -> list[str]:

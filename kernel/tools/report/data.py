@@ -16,6 +16,7 @@ import numpy as np
 
 from kernel.sdk.images import data_url, png_array, png_bytes
 from kernel.tools.record import Recording, read_recording, to_json
+from kernel.tools.recording_files import recordings as recording_files
 from kernel.tools.replay import Decision, EpisodeTrace, episodes
 
 THUMB_PX = 220
@@ -87,7 +88,7 @@ def load(run_dir: Path, *, need_summary: bool = True) -> RunData:
     summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
     eps = _jsonl(run_dir / "episodes.jsonl")
     steps = {p.stem: _jsonl(p) for p in sorted((run_dir / "steps").glob("*.jsonl"))}
-    recordings = [read_recording(p) for p in sorted(run_dir.glob("recording*.mcap"))]
+    recordings = [read_recording(p) for p in recording_files(run_dir)]  # oldest first: later ones win
     return RunData(run_dir, summary, eps, steps, recordings)
 
 
