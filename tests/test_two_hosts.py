@@ -103,40 +103,55 @@ def _completed(run_dir: Path) -> int:
         con.close()
 
 
-def test_a_five_second_partition_costs_time_not_nodes_or_scores(hosts: dict[str, str], tmp_path: Path) -> None:
-    """The link between the hosts goes down for 5 s mid-run. Nodes bear the silence (bus.grace, 30 s),
-    the env's lockstep deadline (2 s here, default action `stay`) is not applied to the agent that is
-    merely cut off, so every episode scores as without the blip (hello's rule agent: 100), with no
-    restart, and the env's clock counts the stall."""
-    import time
-
+def _run_through_fault(hosts: dict[str, str], tmp_path: Path, lf: Path, episodes: int, fault) -> Path:
+    """``launch run`` of ``lf`` on the hosts; once 20 episodes are done, ``fault()``; the run must then
+    complete. Returns the run folder."""
     from tests.helpers import wait_until
 
-    lf = tmp_path / "two.yaml"
-    lf.write_text("include: [hello.yaml]\nnodes:\n"  # a 2 s deadline: the 5 s blip surely outlasts it
-                  "  - id: env\n    resources: {custom: {hostA: 0.1}}\n"
-                  "    clock: {mode: lockstep, deadline: 2.0, default_action: stay}\n"
-                  "  - id: agent\n    resources: {custom: {hostB: 0.1}}\n"
-                  "  - id: judge\n    resources: {custom: {hostB: 0.1}}\n")
     out = tmp_path / "run"
     log = (tmp_path / "launch.out").open("w")
     proc = subprocess.Popen(["bash", str(SCRIPT), "run", "run", str(lf), "--backend", "ray", "--address",
-                             "198.18.0.1:6379", "--episodes", "400", "--out", str(out)],
+                             "198.18.0.1:6379", "--episodes", str(episodes), "--out", str(out)],
                             env=hosts, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
     try:
         assert wait_until(lambda: _completed(out) >= 20, 120, 0.5), (tmp_path / "launch.out").read_text()[-3000:]
         before = _completed(out)
-        t = time.monotonic()
-        blip = subprocess.run(["bash", str(SCRIPT), "blip", "5"], env=hosts, capture_output=True, text=True, timeout=30)
-        assert blip.returncode == 0, blip.stderr
-        assert time.monotonic() - t >= 5
+        fault()
         assert proc.wait(timeout=400) == 0, (tmp_path / "launch.out").read_text()[-3000:]
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
         log.close()
-    assert before < 400, "the run ended before the blip: make it longer"
+    assert before < episodes, "the run ended before the fault: make it longer"
+    return out
+
+
+def _blip(hosts: dict[str, str], seconds: int):
+    """The fault: host A's link down for ``seconds``."""
+    import time
+
+    def fault() -> None:
+        t = time.monotonic()
+        blip = subprocess.run(["bash", str(SCRIPT), "blip", str(seconds)], env=hosts, capture_output=True,
+                              text=True, timeout=seconds + 30)
+        assert blip.returncode == 0, blip.stderr
+        assert time.monotonic() - t >= seconds
+    return fault
+
+
+def test_a_five_second_partition_costs_time_not_nodes_or_scores(hosts: dict[str, str], tmp_path: Path) -> None:
+    """The link between the hosts goes down for 5 s mid-run. Nodes bear the silence (bus.grace, 30 s),
+    the env's lockstep deadline (2 s here, default action `stay`) is not applied to the agent that is
+    merely cut off, so every episode scores as without the blip (hello's rule agent: 100), with no
+    restart, and the env's clock counts the stall."""
+    lf = tmp_path / "two.yaml"
+    lf.write_text("include: [hello.yaml]\nnodes:\n"  # a 2 s deadline: the 5 s blip surely outlasts it
+                  "  - id: env\n    resources: {custom: {hostA: 0.1}}\n"
+                  "    clock: {mode: lockstep, deadline: 2.0, default_action: stay}\n"
+                  "  - id: agent\n    resources: {custom: {hostB: 0.1}}\n"
+                  "  - id: judge\n    resources: {custom: {hostB: 0.1}}\n")
+    out = _run_through_fault(hosts, tmp_path, lf, 400, _blip(hosts, 5))
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "completed" and summary["episodes"]["completed"] == 400, summary["reason"]
     assert all(n["restarts"] == 0 and n["exit_code"] == 0 for n in summary["nodes"].values()), summary["nodes"]
@@ -316,43 +331,24 @@ def test_a_partition_past_the_grace_restarts_the_cut_off_nodes_and_replays_their
     given up for dead and restarted when the link is back; the episode they were in is replayed from
     its start, so every episode is recorded once, scoring as without the fault (hello's rule agent:
     100), and the replay is on its record."""
-    import time
-
-    from tests.helpers import wait_until
-
     lf = tmp_path / "two.yaml"
     lf.write_text("include: [hello.yaml]\nbus: {grace: 4}\nnodes:\n"
                   "  - id: env\n    resources: {custom: {hostA: 0.1}}\n    restart: on-failure\n"
                   "    clock: {mode: lockstep, deadline: 2.0, default_action: stay}\n"
                   "  - id: agent\n    resources: {custom: {hostB: 0.1}}\n    restart: on-failure\n"
                   "  - id: judge\n    resources: {custom: {hostB: 0.1}}\n    restart: on-failure\n")
-    out = tmp_path / "run"
-    log = (tmp_path / "launch.out").open("w")
-    proc = subprocess.Popen(["bash", str(SCRIPT), "run", "run", str(lf), "--backend", "ray", "--address",
-                             "198.18.0.1:6379", "--episodes", "300", "--out", str(out)],
-                            env=hosts, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
-    try:
-        assert wait_until(lambda: _completed(out) >= 20, 120, 0.5), (tmp_path / "launch.out").read_text()[-3000:]
-        before = _completed(out)
-        t = time.monotonic()
-        blip = subprocess.run(["bash", str(SCRIPT), "blip", "10"], env=hosts, capture_output=True, text=True,
-                              timeout=40)
-        assert blip.returncode == 0, blip.stderr
-        assert time.monotonic() - t >= 10
-        assert proc.wait(timeout=400) == 0, (tmp_path / "launch.out").read_text()[-3000:]
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        log.close()
-    assert before < 300, "the run ended before the partition: make it longer"
+    out = _run_through_fault(hosts, tmp_path, lf, 300, _blip(hosts, 10))
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "completed" and summary["episodes"]["completed"] == 300, summary["reason"]
     nodes = summary["nodes"]
     assert nodes["agent"]["restarts"] >= 1 and nodes["judge"]["restarts"] >= 1, nodes
     assert nodes["env"]["restarts"] == 0, nodes["env"]
+    _assert_each_once_as_without_the_fault_and_replayed(out, 300)
+
+
+def _assert_each_once_as_without_the_fault_and_replayed(out: Path, episodes: int) -> None:
     rows = _episode_rows(out)
-    assert len(rows) == 300 and len({r[0] for r in rows}) == 300
+    assert len(rows) == episodes and len({r[0] for r in rows}) == episodes
     assert {score for _, _, score in rows} == {100.0}, [r for r in rows if r[2] != 100.0]
     replayed = {eid for eid, retries, _ in rows if retries >= 1}
     assert replayed, "the episode in flight was not replayed"
@@ -374,21 +370,13 @@ def test_a_lost_host_s_nodes_come_back_on_the_other_and_replay_their_episode(
     without the fault."""
     import signal
 
-    from tests.helpers import wait_until
-
     lf = tmp_path / "two.yaml"
     lf.write_text("include: [hello.yaml]\nbus: {grace: 4}\nnodes:\n"
                   "  - id: env\n    placement: {host: hostA}\n    restart: on-failure\n"
                   "  - id: agent\n    placement: {host: hostB, soft: true}\n    restart: on-failure\n"
                   "  - id: judge\n    placement: {host: hostB, soft: true}\n    restart: on-failure\n")
-    out = tmp_path / "run"
-    log = (tmp_path / "launch.out").open("w")
-    proc = subprocess.Popen(["bash", str(SCRIPT), "run", "run", str(lf), "--backend", "ray", "--address",
-                             "198.18.0.1:6379", "--episodes", "300", "--out", str(out)],
-                            env=hosts, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
-    try:
-        assert wait_until(lambda: _completed(out) >= 20, 120, 0.5), (tmp_path / "launch.out").read_text()[-3000:]
-        before = _completed(out)
+
+    def lose_host_b() -> None:
         on_b = _processes_of(hosts["FB_HOST_B"])
         assert on_b, "nothing runs on host B"
         for pid in on_b:
@@ -396,25 +384,14 @@ def test_a_lost_host_s_nodes_come_back_on_the_other_and_replay_their_episode(
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        assert proc.wait(timeout=400) == 0, (tmp_path / "launch.out").read_text()[-3000:]
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        log.close()
-    assert before < 300, "the run ended before the host was lost: make it longer"
+
+    out = _run_through_fault(hosts, tmp_path, lf, 300, lose_host_b)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "completed" and summary["episodes"]["completed"] == 300, summary["reason"]
     nodes = summary["nodes"]
     assert {n: v["ray"]["node_ip"] for n, v in nodes.items()} == {n: "198.18.0.1" for n in nodes}, nodes
     assert nodes["agent"]["restarts"] >= 1 and nodes["judge"]["restarts"] >= 1 and nodes["env"]["restarts"] == 0
-    rows = _episode_rows(out)
-    assert len(rows) == 300 and len({r[0] for r in rows}) == 300
-    assert {score for _, _, score in rows} == {100.0}, [r for r in rows if r[2] != 100.0]
-    replayed = {eid for eid, retries, _ in rows if retries >= 1}
-    assert replayed, "the episode in flight was not replayed"
-    notes = _retry_notes(out)  # the fault is on the replayed episode's record
-    assert replayed <= set(notes) and all("died mid-episode" in notes[e] for e in replayed), notes
+    _assert_each_once_as_without_the_fault_and_replayed(out, 300)
 
 
 RESULTS = """\
