@@ -64,6 +64,12 @@ class Services(Node):
     def shape(self, body: dict) -> list[int]:
         return list(body["a"].shape)
 
+    @service("ask")
+    async def ask(self, body: dict) -> object:
+        """Calls ``body["svc"]`` of ``body["node"]``: once it answers, this node's own connection to that
+        node is up (and holds its identity's route there)."""
+        return await self.request(body["node"], body["svc"], body.get("body"))
+
 
 class Faulty(Node):
     """A service and an input handler that raise: what a caller and the node's log get from it."""

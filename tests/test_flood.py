@@ -196,6 +196,10 @@ async def test_bodies_of_the_wrong_shape_are_counted_not_tracebacks_and_the_node
         probe = h.probe()
         await h.start()
         assert await probe.request("src", "emit", {"n": 3}) == 3
+        # bystander's own connection to src is up before the forged one borrows its route: had it come
+        # up later, it would take the route back and src's ROUTER would drop what the forger had queued
+        # (seen once in CI under load)
+        assert await probe.request("bystander", "ask", {"node": "src", "svc": "emit", "body": {"n": 0}}) == 0
 
         # A peer's own identity and a valid header, with bodies no handler can use.
         forged = _dealer(h.kernel.nodes["src"].inbox, b"bystander")
