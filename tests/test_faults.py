@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import time
 
 import msgpack
@@ -16,6 +18,7 @@ from kernel.bus import protocol
 from kernel.bus.protocol import MessageTooLarge
 from kernel.sdk.node import RemoteError
 from kernel.sdk.testing import Harness
+from kernel.tools.client import KernelClient
 from tests.helpers import LONG_HELLO, announced, launch, launch_bg, wait_until
 from tests.nodes import Emitter, Services, SlowSink
 
@@ -197,3 +200,54 @@ def test_launch_stats_shows_every_edge_of_a_running_graph(tmp_path, monkeypatch)
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["status"] == "stopped"
     assert sorted(e["edge"] for e in summary["stats"]["edges"]) == EDGES
+
+
+STALL_S = 22.0  # the kernel reads nothing this long: a node heartbeating every 2 ms fills its queue in ~3 s
+THINK_S = 2.5  # the agent's time per decision: the first episode (6 of them) ends ~15 s into the stall
+
+
+def test_a_node_whose_kernel_reads_nothing_keeps_serving_and_loses_nothing_it_must_say(tmp_path):
+    """The launcher (the kernel) is stopped with SIGSTOP while a run heartbeats every 2 ms, so each
+    node's queue of control messages to the kernel fills up. Before, the node's next heartbeat then
+    blocked its event loop until the kernel read again: it stopped answering its inbox. Now it still
+    answers; it skips and counts the heartbeats that find no room, and what it must say (the first
+    episode ends during the stall: the judge's end of it, the env's ask for the next) waits in order
+    in its memory.
+    Once the kernel is back, the run completes with every episode."""
+    run_dir = tmp_path / "run"
+    proc = launch_bg("run", "hello.yaml", "--episodes", "2", "--set", "bus.heartbeat=0.002",
+                     "--set", "env.target=6", "--set", f"agent.think_s={THINK_S}", "--out", str(run_dir))
+    asker = None
+    try:
+        assert wait_until(lambda: announced(run_dir) is not None, 60), proc.output()
+        endpoint = announced(run_dir)["endpoint"]
+        with KernelClient(endpoint, timeout=20.0) as poll:
+            assert wait_until(lambda: poll.call("status")["started"], 60), proc.output()
+            inbox = poll.call("status")["nodes"]["env"]["inbox"]
+        asker = _dealer(inbox, b"asker")
+        os.kill(proc.pid, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            cid = 0
+            while time.monotonic() - started < STALL_S:
+                cid += 1
+                asker.send_multipart(protocol.encode(protocol.REQ, "asker", "spaces", None, dst="env", cid=cid))
+                assert asker.poll(3000), f"env stopped answering {time.monotonic() - started:.1f} s into the stall"
+                assert protocol.decode(asker.recv_multipart()).cid == cid
+                time.sleep(0.5)
+        finally:
+            os.kill(proc.pid, signal.SIGCONT)
+        assert proc.wait(timeout=90) == 0, proc.output()
+    finally:
+        if asker is not None:
+            asker.close(linger=0)
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGCONT)
+            proc.kill()
+            proc.wait(timeout=10)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["status"] == "completed", summary["reason"]
+    assert summary["episodes"] == {"total": 2, "completed": 2, "failed": 0}
+    # the queue was full (else no heartbeat would be skipped) when the episode's end had to be said
+    assert summary["stats"]["ctl_dropped"]["env"]["hb"] > 0, summary["stats"]
+    assert summary["stats"]["ctl_waited"]["env"] >= 1 and summary["stats"]["ctl_waited"]["judge"] >= 1, summary["stats"]

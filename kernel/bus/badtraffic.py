@@ -110,6 +110,8 @@ class _Stats(TypedDict, total=False):
     queued: dict[str, int]
     sent: dict[str, int]
     send_dropped: dict[str, int]
+    ctl_dropped: dict[str, int]
+    ctl_waited: int
     decode_errors: dict[str, int]
     clock: Optional[dict[str, Any]]
     shm: Optional[dict[str, Any]]

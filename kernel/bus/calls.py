@@ -57,8 +57,10 @@ class Calls:
         fut = loop.create_future()
         self.pending[cid] = (fut, node, svc)
         nbytes = nbytes_of(frames)
-        send_frames(sock, frames, nbytes < COPY_THRESHOLD)
-        if node != "kernel":
+        if node == "kernel":
+            self.links.send_ctl(svc, frames)  # never blocks: waits in order while the kernel reads nothing
+        else:
+            send_frames(sock, frames, nbytes < COPY_THRESHOLD)
             self.links.tap(REQ, node, svc, cid, nbytes, current_traceparent())
         if len(self.pending) == 1 and sock is not self.links.ctl:
             # A lone request (the usual sequential caller): wait for its reply right here, for at

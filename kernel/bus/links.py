@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from pathlib import Path
 from typing import Any, Callable
 
@@ -21,12 +21,16 @@ from kernel.bus.badtraffic import BadTraffic, credit_error, release_error
 from kernel.bus.curve import NodeCurve
 from kernel.bus.protocol import CREDIT, DATA, RELEASE, TAP, Message
 from kernel.bus.shm import ShmPool, ShmReader
-from kernel.bus.sockets import COPY_THRESHOLD, nbytes_of, send_frames
+from kernel.bus.sockets import COPY_THRESHOLD, nbytes_of, send_frames, writable
 from kernel.bus.thinning import Thinner
 
 _NOBLOCK = int(zmq.NOBLOCK)
 TAP_FLUSH_S = 0.1
 TAP_BATCH = 512
+# While the kernel reads nothing (stopped, or cut off past the send queue's HWM), taps wait here, the
+# newest this many; older ones are counted in ``ctl_dropped["taps"]``: the node never blocks on them.
+MAX_HELD_TAPS = 16 * TAP_BATCH
+MAX_CTL_BACKLOG = 10_000  # other messages to the kernel waiting for room; past this, counted and dropped
 CREDIT_DELAY_S = 0.005  # credits short of half a window wait this long for company
 RELEASE_BATCH = 8  # shared-memory slots released per message at most ...
 RELEASE_DELAY_S = 0.02  # ... or after this long
@@ -67,6 +71,10 @@ class Links:
         self.shm_pool: ShmPool | None = None
         self.shm_reader: ShmReader | None = None
         self._taps: list[list[Any]] = []
+        self._ctl_full = False  # the last flush found the kernel's queue full: only the timer retries
+        self._ctl_backlog: deque[tuple[str, list[Any]]] = deque()  # (topic, frames) waiting for room, in order
+        self.ctl_waited = 0  # messages to the kernel that had to wait in the backlog (none lost)
+        self.ctl_dropped: Counter[str] = Counter()  # heartbeats and taps the kernel's full queue had no room for
         self.seq = 0
         self._max_bytes = 0  # the welcome's max_message_bytes, as the last send was given it
         self.sent: Counter[str] = Counter()
@@ -256,14 +264,59 @@ class Links:
     # taps -------------------------------------------------------------------------------------
     def tap(self, kind: str, dst: str, topic: str, seq: int, nbytes: int, traceparent: str | None) -> None:
         self._taps.append([kind, dst, topic, seq, time.time(), nbytes, traceparent])
-        if len(self._taps) >= TAP_BATCH:
+        if len(self._taps) >= TAP_BATCH and not self._ctl_full:
             self.flush_taps()
 
+    # the control DEALER: to the kernel, never blocking -----------------------------------------
+    def send_ctl(self, topic: str, frames: list[Any]) -> None:
+        """Send to the kernel without blocking the loop: while the DEALER's queue is full (the kernel
+        reads nothing: stopped, or cut off) messages wait here in order and go out from the tap timer."""
+        ctl = self.ctl
+        if ctl is None or ctl.closed:
+            return
+        if self._ctl_backlog or not writable(ctl):
+            if len(self._ctl_backlog) >= MAX_CTL_BACKLOG:
+                self.ctl_dropped[topic] += 1
+            else:
+                self._ctl_backlog.append((topic, frames))
+                self.ctl_waited += 1
+            return
+        send_frames(ctl, frames, nbytes_of(frames) < COPY_THRESHOLD)
+        self.kick(ctl)
+
+    def ctl_has_room(self) -> bool:
+        """True if a message to the kernel would go out now (nothing waits before it)."""
+        ctl = self.ctl
+        return ctl is not None and not ctl.closed and not self._ctl_backlog and writable(ctl)
+
+    def _flush_ctl_backlog(self, ctl: zmq.Socket) -> None:
+        sent = False
+        while self._ctl_backlog and writable(ctl):
+            _, frames = self._ctl_backlog.popleft()
+            send_frames(ctl, frames, nbytes_of(frames) < COPY_THRESHOLD)
+            sent = True
+        if sent:
+            self.kick(ctl)
+
     def flush_taps(self) -> None:
-        if self._taps and self.ctl is not None and not self.ctl.closed:
-            taps, self._taps = self._taps, []
-            send_frames(self.ctl, protocol.encode(TAP, self.id, "tap", taps, dst="kernel"))
-            self.kick(self.ctl)
+        """Send the pending taps, after whatever waits for room on the control DEALER."""
+        ctl = self.ctl
+        if ctl is None or ctl.closed:
+            return
+        if self._ctl_backlog:
+            self._flush_ctl_backlog(ctl)
+        if not self._taps:
+            return
+        self._ctl_full = not self.ctl_has_room()
+        if self._ctl_full:  # sending would block this node's loop until the kernel reads again
+            excess = len(self._taps) - MAX_HELD_TAPS
+            if excess > 0:
+                del self._taps[:excess]
+                self.ctl_dropped["taps"] += excess
+            return
+        taps, self._taps = self._taps, []
+        send_frames(ctl, protocol.encode(TAP, self.id, "tap", taps, dst="kernel"))
+        self.kick(ctl)
 
     async def tap_flusher(self) -> None:
         while True:

@@ -441,7 +441,7 @@ class NodeRuntime:
             self.calls.resolve(msg)
             return
         if msg.kind == REQ:
-            self.calls.serve(msg, lambda out: self.reader.send(self._ctl, out))
+            self.calls.serve(msg, lambda out, topic=msg.topic: self.links.send_ctl(topic, out))
             return
         handler = self._ctl_commands.get(msg.topic)
         if handler is not None:  # an unknown command is from a newer kernel: ignored
@@ -455,15 +455,20 @@ class NodeRuntime:
         else:
             self._welcome.set_result(answer)
 
-    def _send_ctl(self, cmd: str, body: Any) -> None:
+    def _send_ctl(self, cmd: str, body: Any, *, droppable: bool = False) -> None:
+        """A ``droppable`` message (a heartbeat: the next one says the same, newer) is skipped and
+        counted when the kernel's queue is full, rather than blocking the loop until it reads again."""
         if self._ctl.closed:
             return
-        self.reader.send(self._ctl, protocol.encode(CTL, self.id, cmd, body, dst="kernel"))
+        if droppable and not self.links.ctl_has_room():
+            self.links.ctl_dropped[cmd] += 1
+            return
+        self.links.send_ctl(cmd, protocol.encode(CTL, self.id, cmd, body, dst="kernel"))
 
     async def _heartbeat(self) -> None:
         while True:
             await asyncio.sleep(self.heartbeat)
-            self._send_ctl("hb", {"state": self.state, "stats": self.stats()})
+            self._send_ctl("hb", {"state": self.state, "stats": self.stats()}, droppable=True)
 
     def _on_kernel_hb(self, body: dict[str, Any]) -> None:
         quiet = body.get("quiet")
@@ -507,6 +512,8 @@ class NodeRuntime:
             "busy": {name: busy for name, busy in self.busy.items() if busy},
             "sent": dict(self.links.sent),
             "send_dropped": dict(self.links.send_dropped),
+            "ctl_dropped": dict(self.links.ctl_dropped),
+            "ctl_waited": self.links.ctl_waited,
             "thinned": dict(self.links.thinner.thinned),
             "decode_errors": dict(self.bad.counts),
             "clock": self.clock.stats(),

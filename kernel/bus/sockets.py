@@ -15,6 +15,7 @@ from zmq.backend import Socket as _Raw
 _EVENTS = int(zmq.EVENTS)
 _RCVMORE = int(zmq.RCVMORE)
 _POLLIN = int(zmq.POLLIN)
+_POLLOUT = int(zmq.POLLOUT)
 _SNDMORE = int(zmq.SNDMORE)
 _NOBLOCK = int(zmq.NOBLOCK)
 _send = _Raw.send
@@ -37,6 +38,11 @@ def inbox_router(ctx: zmq.Context[Any], rcvhwm: int) -> zmq.Socket[Any]:
 def readable(sock: zmq.Socket) -> bool:
     """True if a message waits (this also lets zmq process its pending commands)."""
     return bool(_get(sock, _EVENTS) & _POLLIN)
+
+
+def writable(sock: zmq.Socket) -> bool:
+    """True if a message can be queued without blocking (the socket's send queue is below its HWM)."""
+    return bool(_get(sock, _EVENTS) & _POLLOUT)
 
 
 def recv_frames(sock: zmq.Socket, copy_threshold: int = 2) -> list[Any]:

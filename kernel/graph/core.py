@@ -536,7 +536,11 @@ class Kernel:
         decode_errors = {n: s.stats.get("decode_errors", {}) for n, s in self.nodes.items() if s.stats.get("decode_errors")}
         if self.bad.counts:
             decode_errors["kernel"] = dict(self.bad.counts)
-        return {"edges": edges, "decode_errors": decode_errors}
+        # heartbeats and taps a node skipped while this kernel read nothing (its queue was full)
+        ctl_dropped = {n: s.stats["ctl_dropped"] for n, s in self.nodes.items() if s.stats.get("ctl_dropped")}
+        ctl_waited = {n: s.stats["ctl_waited"] for n, s in self.nodes.items() if s.stats.get("ctl_waited")}
+        return {"edges": edges, "decode_errors": decode_errors, **({"ctl_dropped": ctl_dropped} if ctl_dropped else {}),
+                **({"ctl_waited": ctl_waited} if ctl_waited else {})}
 
     def quiet_nodes(self) -> dict[str, float]:
         """Connected nodes not heard from for over three heartbeats, with their silence in seconds:
