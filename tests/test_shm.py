@@ -67,3 +67,40 @@ async def test_a_dead_receiver_gives_its_slots_back():
             if h.kernel.nodes["sink"].incarnation == 2 and (await _shm_stats(h, "src"))["free"] == held["slots"]:
                 break
         assert (await _shm_stats(h, "src"))["free"] == held["slots"]
+
+
+@pytest.mark.parametrize("forged", [
+    {"shape": ["720", 1280, 3]},           # a dimension that is not an integer
+    {"shape": [-720, 1280, 3]},            # a negative dimension
+    {"shape": [True, 1280, 3]},            # a bool is not a dimension
+    {"shape": [72000, 1280, 3]},           # more bytes than the segment holds
+    {"off": 1 << 40},                      # an offset past the segment's end
+    {"shm": "../../etc/passwd"},           # a path, not a segment name
+    {"shm": "fb-nobody-0"},                # a segment that does not exist
+])
+def test_a_forged_shared_memory_reference_is_a_protocol_error_not_a_view(tmp_path, forged):
+    """A peer names the segment, offset and shape of a shared array: whatever it claims is checked
+    against the real mapping before a view is made, and a wrong claim costs the receiver one error."""
+    import msgpack
+    import numpy as np
+
+    from kernel.bus.protocol import ProtocolError, decode, encode
+    from kernel.bus.shm import ShmPool, ShmReader
+
+    pool = ShmPool("fb-test-src-1", tmp_path)
+    frame = np.arange(720 * 1280 * 3, dtype=np.uint8).reshape(720, 1280, 3)
+    frames = encode("data", "src", "out", {"frame": frame}, place=pool.place)
+    released: list[tuple[str, int]] = []
+    reader = ShmReader(tmp_path, lambda src, slot: released.append((src, slot)))
+
+    honest = decode(frames, attach=reader.attach).body["frame"]
+    assert np.array_equal(honest, frame) and not honest.flags.writeable
+
+    header = msgpack.unpackb(frames[0])
+    dtype, shape, ref = header["arr"][0]
+    if "shape" in forged:
+        shape = forged["shape"]
+    ref = {**ref, **{k: v for k, v in forged.items() if k != "shape"}}
+    header["arr"] = [[dtype, shape, ref]]
+    with pytest.raises(ProtocolError, match="bad array"):
+        decode([msgpack.packb(header), frames[1]], attach=reader.attach)

@@ -12,6 +12,7 @@ slots back, and a sender that runs out of slots falls back to sending the bytes 
 from __future__ import annotations
 
 import ctypes
+import math
 import mmap
 import os
 import weakref
@@ -162,7 +163,9 @@ class ShmReader:
             with open(self.directory / segment, "r+b") as fh:
                 mm = mmap.mmap(fh.fileno(), 0)
             self._maps[segment] = mm
-        count = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        if not all(type(n) is int and 0 <= n for n in shape):  # math.prod, not np.prod: 1 µs, not 6
+            raise ValueError(f"bad shape {shape!r}: dimensions are integers >= 0")
+        count = math.prod(shape) * dtype.itemsize
         # A ctypes array owns the lease: numpy views (and views of views) keep it alive, and its
         # finalizer returns the slot when the last of them is gone.
         lease = (ctypes.c_char * count).from_buffer(mm, int(ref["off"]))
