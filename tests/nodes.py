@@ -71,6 +71,10 @@ class Services(Node):
         return await self.request(body["node"], body["svc"], body.get("body"))
 
 
+class Chatter(Emitter, Services):
+    """Publishes on demand and asks its peers: fills its queue to a stopped peer, then asks that peer."""
+
+
 class Faulty(Node):
     """A service and an input handler that raise: what a caller and the node's log get from it."""
 

@@ -20,7 +20,7 @@ from kernel.sdk.node import RemoteError
 from kernel.sdk.testing import Harness
 from kernel.tools.client import KernelClient
 from tests.helpers import LONG_HELLO, announced, launch, launch_bg, wait_until
-from tests.nodes import Emitter, Services, SlowSink
+from tests.nodes import Chatter, Emitter, Services, SlowSink
 
 
 def _header(**fields) -> bytes:
@@ -251,3 +251,50 @@ def test_a_node_whose_kernel_reads_nothing_keeps_serving_and_loses_nothing_it_mu
     # the queue was full (else no heartbeat would be skipped) when the episode's end had to be said
     assert summary["stats"]["ctl_dropped"]["env"]["hb"] > 0, summary["stats"]
     assert summary["stats"]["ctl_waited"]["env"] >= 1 and summary["stats"]["ctl_waited"]["judge"] >= 1, summary["stats"]
+
+
+async def test_a_request_to_a_peer_that_reads_nothing_fails_at_once_and_the_caller_keeps_serving():
+    """src published to sink until its queue to sink was full (sink is stopped: it reads nothing),
+    then asks sink something. Before, that request's send blocked src's event loop until sink read
+    again: src answered nobody. Now the request fails at once with the reason, src keeps serving,
+    the refusal is counted (``backed_up``), and once sink is back src's requests go through again."""
+    async with Harness(quiet=True) as h:
+        h.add("src", Chatter)
+        h.add("sink", SlowSink, inputs={"in": {"from": "src/out", "policy": "fifo", "size": 100}})
+        probe = h.probe()
+        await h.start()
+        ask = {"node": "sink", "svc": "seen"}
+        assert await probe.request("src", "ask", ask, timeout=30) == []  # src's connection to sink is up
+        sink = h.pid("sink")
+        os.kill(sink, signal.SIGSTOP)
+        try:
+            for _ in range(10):  # until src's sends to sink drop: its queue to sink is full
+                await probe.request("src", "emit", {"n": 20000}, timeout=120)
+                await asyncio.sleep(0.3)  # a heartbeat carries src's counters
+                if h.kernel.nodes["src"].stats.get("send_dropped", {}).get("out->sink"):
+                    break
+            else:
+                pytest.fail("src's queue to the stopped sink never filled")
+            started = time.monotonic()
+            with pytest.raises(RemoteError, match="stopped, hung or cut off"):
+                await probe.request("src", "ask", ask, timeout=20)
+            assert time.monotonic() - started < 5
+            assert await probe.request("src", "echo", {"still": "here"}, timeout=5) == {"still": "here"}
+            await asyncio.sleep(0.3)
+            assert h.kernel.nodes["src"].stats["backed_up"] == {"sink": 1}
+        finally:
+            os.kill(sink, signal.SIGCONT)
+        assert await _ask_until_answered(probe, ask) == "answered"
+
+
+async def _ask_until_answered(probe, ask: dict, within: float = 60.0) -> str:
+    """Ask until sink, working through what queued up for it while stopped, answers src."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            await probe.request("src", "ask", ask, timeout=30)
+            return "answered"
+        except RemoteError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.5)

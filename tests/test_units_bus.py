@@ -381,3 +381,63 @@ async def test_a_thinned_edge_sends_at_its_rate_and_always_the_newest_last():
     assert len(sent) == 1  # nothing waits: no timer sends twice
     assert thinner.now("obs", ["agent", "watcher"], 100, 100, None) == ["agent", "watcher"]
     thinner.close()
+
+
+async def test_credits_and_releases_to_a_peer_that_reads_nothing_wait_without_blocking_the_loop():
+    """A receiver owes its sender credits and shared-memory releases, and the DEALER to that sender is
+    full (the sender is stopped, hung or cut off, and this node went on publishing to it). Before, the
+    next credit or release blocked the receiver's loop until the sender read again. Now each is kept,
+    counted in ``backed_up``, and goes out, summed, once there is room."""
+    import time
+
+    import structlog
+    import zmq
+
+    from kernel.bus import protocol
+    from kernel.bus.badtraffic import BadTraffic
+    from kernel.bus.links import BACKED_UP_RETRY_S, RELEASE_BATCH, Links
+    from kernel.bus.protocol import CREDIT, RELEASE, Message
+
+    ctx = zmq.Context()
+    router = ctx.socket(zmq.ROUTER)
+    router.setsockopt(zmq.RCVHWM, 10)
+    port = router.bind_to_random_port("tcp://127.0.0.1")
+    links = Links("judge", ctx, curve=None, shm_dir=None, bad=BadTraffic(structlog.get_logger(), "bad"),
+                  kick=lambda sock: None)
+    try:
+        links.configure({"score": [("env", "scores", "fifo", 8)]}, "fb-test-judge")
+        links.update({"env": [f"tcp://127.0.0.1:{port}", 1]}, lambda sock, node: None)
+        for _ in range(200):  # the connection is up once a message gets through
+            links.send("score", {"pad": 0}, step=None, max_bytes=1 << 20, traceparent=None)
+            if router.poll(10):
+                break
+        pad = b"x" * 4096
+        while not links.send_dropped:  # the env reads nothing: the DEALER's queue fills, then sends drop
+            links.send("score", {"pad": pad}, step=None, max_bytes=1 << 20, traceparent=None)
+        msg = Message(kind=protocol.DATA, src="env", topic="step", body=None)
+        started = time.monotonic()
+        for _ in range(10):
+            links.return_credit("step", 2, msg)  # half a window each time: a credit message is due
+        for slot in range(2 * RELEASE_BATCH):
+            links.lease_released("env", slot)
+        assert time.monotonic() - started < 1.0  # nothing blocked
+        assert links.backed_up["env"] >= 2
+        await asyncio.sleep(3 * BACKED_UP_RETRY_S)  # still no room: tries again, blocks nothing
+        credits, released = 0, []
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and (credits < 10 or len(released) < 2 * RELEASE_BATCH):
+            while router.poll(0):  # the env reads again: what was owed arrives
+                _, *frames = router.recv_multipart()
+                got = protocol.decode(frames)
+                if got.kind == CREDIT:
+                    credits += got.body["n"]
+                elif got.kind == RELEASE:
+                    released += got.body["slots"]
+            await asyncio.sleep(0.01)
+        assert credits == 10
+        assert sorted(released) == list(range(2 * RELEASE_BATCH))
+    finally:
+        for s in links.peers.values():
+            s.close(linger=0)
+        router.close(linger=0)
+        ctx.term()

@@ -112,6 +112,7 @@ class _Stats(TypedDict, total=False):
     send_dropped: dict[str, int]
     ctl_dropped: dict[str, int]
     ctl_waited: int
+    backed_up: dict[str, int]
     decode_errors: dict[str, int]
     clock: Optional[dict[str, Any]]
     shm: Optional[dict[str, Any]]

@@ -60,7 +60,15 @@ class Calls:
         if node == "kernel":
             self.links.send_ctl(svc, frames)  # never blocks: waits in order while the kernel reads nothing
         else:
-            send_frames(sock, frames, nbytes < COPY_THRESHOLD)
+            try:  # never blocks the loop: a peer that reads nothing (stopped, hung, cut off) fails the request now
+                send_frames(sock, frames, nbytes < COPY_THRESHOLD, zmq.NOBLOCK)
+            except zmq.Again:
+                self.pending.pop(cid, None)
+                self.links.backed_up[node] += 1
+                self.reader.kick(sock)
+                raise RemoteError(f"request {node}.{svc} from {self.id} was not sent: node {node!r} has not read "
+                                  f"what this node already sent it (its queue of {sock.get(zmq.SNDHWM)} messages "
+                                  f"is full); it is stopped, hung or cut off") from None
             self.links.tap(REQ, node, svc, cid, nbytes, current_traceparent())
         if len(self.pending) == 1 and sock is not self.links.ctl:
             # A lone request (the usual sequential caller): wait for its reply right here, for at

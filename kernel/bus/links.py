@@ -32,6 +32,7 @@ TAP_BATCH = 512
 MAX_HELD_TAPS = 16 * TAP_BATCH
 MAX_CTL_BACKLOG = 10_000  # other messages to the kernel waiting for room; past this, counted and dropped
 CREDIT_DELAY_S = 0.005  # credits short of half a window wait this long for company
+BACKED_UP_RETRY_S = 0.1  # credits and releases a peer could not take (its queue is full) go again this often
 RELEASE_BATCH = 8  # shared-memory slots released per message at most ...
 RELEASE_DELAY_S = 0.02  # ... or after this long
 
@@ -79,6 +80,7 @@ class Links:
         self._max_bytes = 0  # the welcome's max_message_bytes, as the last send was given it
         self.sent: Counter[str] = Counter()
         self.send_dropped: Counter[str] = Counter()  # "output->dst" that could not be sent
+        self.backed_up: Counter[str] = Counter()  # peer -> sends refused (credits, releases, requests): its queue was full
         self.thinner = Thinner(self._deliver_late)  # edges with a ``rate``
 
     def configure(self, outputs: dict[str, list[Any]], shm_name: str,
@@ -219,15 +221,25 @@ class Links:
         key = (msg.src, name)
         self._credit_due[key] += 1
         if self._credit_due[key] >= max(1, window // 2):
-            self._send_back(msg.src, CREDIT, "credit", {"input": name, "n": self._credit_due.pop(key)})
-        elif self._credit_timer is None:
-            self._credit_timer = asyncio.get_running_loop().call_later(CREDIT_DELAY_S, self._flush_credits)
+            n = self._credit_due.pop(key)
+            if not self._send_back(msg.src, CREDIT, "credit", {"input": name, "n": n}):
+                self._credit_due[key] += n
+                self._arm_credit_timer(BACKED_UP_RETRY_S)
+        else:
+            self._arm_credit_timer(CREDIT_DELAY_S)
+
+    def _arm_credit_timer(self, delay: float) -> None:
+        if self._credit_timer is None:
+            self._credit_timer = asyncio.get_running_loop().call_later(delay, self._flush_credits)
 
     def _flush_credits(self) -> None:
         self._credit_timer = None
         due, self._credit_due = self._credit_due, Counter()
         for (src, name), n in due.items():
-            self._send_back(src, CREDIT, "credit", {"input": name, "n": n})
+            if not self._send_back(src, CREDIT, "credit", {"input": name, "n": n}):
+                self._credit_due[(src, name)] += n  # its sender reads nothing now: it gets them later
+        if self._credit_due:
+            self._arm_credit_timer(BACKED_UP_RETRY_S)
 
     def lease_released(self, src: str, slot: int) -> None:
         """The last view of a shared-memory array died: tell its sender, in batches of
@@ -241,25 +253,43 @@ class Links:
             slots = self._released.setdefault(src, [])
             slots.append(slot)
             if len(slots) >= RELEASE_BATCH:
-                self._send_back(src, RELEASE, "release", {"slots": self._released.pop(src)})
-            elif self._release_timer is None:
-                self._release_timer = self._loop.call_later(  # type: ignore[union-attr]
-                    RELEASE_DELAY_S, self._flush_released)
+                batch = self._released.pop(src)
+                if not self._send_back(src, RELEASE, "release", {"slots": batch}):
+                    self._released.setdefault(src, [])[:0] = batch
+                    self._arm_release_timer(BACKED_UP_RETRY_S)
+            else:
+                self._arm_release_timer(RELEASE_DELAY_S)
         except RuntimeError:
             pass  # the loop is closed: the process is exiting and its sender frees everything
+
+    def _arm_release_timer(self, delay: float) -> None:
+        if self._release_timer is None:
+            self._release_timer = self._loop.call_later(delay, self._flush_released)  # type: ignore[union-attr]
 
     def _flush_released(self) -> None:
         self._release_timer = None
         released, self._released = self._released, {}
         for src, slots in released.items():
-            self._send_back(src, RELEASE, "release", {"slots": slots})
+            if not self._send_back(src, RELEASE, "release", {"slots": slots}):
+                self._released.setdefault(src, [])[:0] = slots
+        if self._released:
+            self._arm_release_timer(BACKED_UP_RETRY_S)
 
-    def _send_back(self, src: str, kind: str, topic: str, body: Any) -> None:
-        """A credit or release to the sender ``src``, if it is still a peer."""
+    def _send_back(self, src: str, kind: str, topic: str, body: Any) -> bool:
+        """A credit or release to the sender ``src``, if it is still a peer. Never blocks the loop:
+        False when the DEALER to ``src`` is full (it reads nothing: stopped, hung or cut off), and
+        the caller keeps what it had to say for a later try; a gone peer needs nothing back."""
         sock = self.peers.get(src)
-        if sock is not None and not sock.closed:
-            send_frames(sock, protocol.encode(kind, self.id, topic, body, dst=src))
+        if sock is None or sock.closed:
+            return True
+        try:
+            send_frames(sock, protocol.encode(kind, self.id, topic, body, dst=src), True, _NOBLOCK)
+        except zmq.Again:
+            self.backed_up[src] += 1
+            return False
+        finally:
             self.kick(sock)
+        return True
 
     # taps -------------------------------------------------------------------------------------
     def tap(self, kind: str, dst: str, topic: str, seq: int, nbytes: int, traceparent: str | None) -> None:

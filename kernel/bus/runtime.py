@@ -514,6 +514,7 @@ class NodeRuntime:
             "send_dropped": dict(self.links.send_dropped),
             "ctl_dropped": dict(self.links.ctl_dropped),
             "ctl_waited": self.links.ctl_waited,
+            "backed_up": dict(self.links.backed_up),
             "thinned": dict(self.links.thinner.thinned),
             "decode_errors": dict(self.bad.counts),
             "clock": self.clock.stats(),

@@ -539,8 +539,11 @@ class Kernel:
         # heartbeats and taps a node skipped while this kernel read nothing (its queue was full)
         ctl_dropped = {n: s.stats["ctl_dropped"] for n, s in self.nodes.items() if s.stats.get("ctl_dropped")}
         ctl_waited = {n: s.stats["ctl_waited"] for n, s in self.nodes.items() if s.stats.get("ctl_waited")}
+        # sends to a peer whose queue was full (it read nothing): credits and releases went again later,
+        # requests failed at once
+        backed_up = {n: s.stats["backed_up"] for n, s in self.nodes.items() if s.stats.get("backed_up")}
         return {"edges": edges, "decode_errors": decode_errors, **({"ctl_dropped": ctl_dropped} if ctl_dropped else {}),
-                **({"ctl_waited": ctl_waited} if ctl_waited else {})}
+                **({"ctl_waited": ctl_waited} if ctl_waited else {}), **({"backed_up": backed_up} if backed_up else {})}
 
     def quiet_nodes(self) -> dict[str, float]:
         """Connected nodes not heard from for over three heartbeats, with their silence in seconds:
