@@ -5,7 +5,8 @@
 #
 # Idempotent: does nothing when `import gfootball` already works in .venv. Otherwise it
 #   1. installs the Debian build dependencies that are missing (dpkg -s decides),
-#   2. builds a gfootball wheel once, in a throwaway build venv, into a cache folder
+#   2. builds a gfootball wheel once, in a throwaway build venv, into a cache folder (under a lock:
+#      a second setup at the same time waits and reuses the wheel)
 #      (the engine's build needs setuptools<60 and psutil, and its shell script calls whatever
 #      `python3` is first on PATH, so the build venv goes first on PATH; the main .venv keeps its
 #      modern setuptools),
@@ -51,6 +52,13 @@ if [ ${#apt_missing[@]} -gt 0 ]; then
 fi
 
 mkdir -p "$WHEEL_DIR"
+# Two setups at once (two clones on one machine) share the cache: the second waits for the first's
+# build and then uses its wheel, instead of deleting the build venv the first is compiling with.
+exec 9>"$CACHE_DIR/.build.lock"
+if ! flock -n 9; then
+    log "another setup is building the gfootball wheel; waiting for it"
+    flock 9
+fi
 wheel=$(ls "$WHEEL_DIR"/gfootball-"$GFOOTBALL_VERSION"-*.whl 2>/dev/null | head -1 || true)
 if [ -z "$wheel" ]; then
     log "building the gfootball $GFOOTBALL_VERSION wheel (C++ engine, about 15 minutes on 2 cores)"
@@ -66,6 +74,7 @@ if [ -z "$wheel" ]; then
     rm -rf "$BUILD_VENV"
     wheel=$(ls "$WHEEL_DIR"/gfootball-"$GFOOTBALL_VERSION"-*.whl | head -1)
 fi
+flock -u 9
 
 log "installing $(basename "$wheel") into $VENV_PY"
 "$VENV_PY" -m pip install -q --disable-pip-version-check "$wheel" "gym==0.25.2" six
