@@ -11,10 +11,12 @@ messages within an episode); the mean over the whole run, episode hand-offs with
 stalls of a shared machine included, is reported beside it.
 
 ``step_vs_raw_rtt_ratio`` sets the bus step's p50 against the p50 of a raw pyzmq round trip between
-two processes (``RawPeers.small_rtt``, 100 B), measured after each bus block in the same run: a bus
-step is at least one round trip (observation out, action back) plus the step message, so this is how
-far above the transport's floor a step sits (target <= 1.3), in units that travel between machines
-better than microseconds do.
+two processes carrying a Sokoban observation (bench/floor.py), measured after each bus block in the
+same run: a bus step is at least one round trip (observation out, action back) plus the step message,
+so this is how far above the transport's floor a step sits (target <= 1.3), in units that travel
+between machines better than microseconds do. ``step_vs_loop_rtt_ratio`` sets it against the same
+round trip between two event loops, the floor for processes that, like nodes, also serve timers
+and services while they wait.
 
     python bench/grid.py [--json] [--episodes 120] [--blocks 2]
 """
@@ -26,17 +28,17 @@ import asyncio
 import json
 import os
 import random
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+import msgpack
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bus import RawPeers  # noqa: E402
+from bench import floor  # noqa: E402
 from kernel.sdk.testing import Harness  # noqa: E402
 from kernel.tools.export import episode_rows  # noqa: E402
 from nodes.game.sokoban import benchmark  # noqa: E402
@@ -89,17 +91,13 @@ def direct_block(episodes: int, seed: int) -> tuple[list[float], int, float]:
     return times, len(times), time.perf_counter() - t0
 
 
-def raw_rtt_us(n: int = 2000) -> float:
-    """Median round trip of a small message between two processes over raw pyzmq: the floor any
-    bus step (an observation out, an action back) stands on, on this machine, now."""
-    tmp = tempfile.mkdtemp(prefix="fbgrid-", dir="/tmp")
-    raw = RawPeers(tmp)
-    try:
-        raw.small_rtt(200)
-        return statistics.median(raw.small_rtt(n)) * 1e6
-    finally:
-        raw.close()
-        shutil.rmtree(tmp, ignore_errors=True)
+def floor_rtts_us(n: int = 2000) -> tuple[float, float]:
+    """Median round trips between two processes whose request is a Sokoban observation and whose reply
+    is an action (bench/floor.py): over raw blocking pyzmq, and between two event loops. A bus step
+    (an observation out, an action back) stands on these, on this machine, now."""
+    game = SokobanGame(benchmark.levels("mini")[0])
+    request = [msgpack.packb({**observation(game), "env": "sokoban", "episode": "ep00000", "t": 0})]
+    return floor.p50_us(request, n, loop=False), floor.p50_us(request, n, loop=True)
 
 
 def main() -> int:
@@ -112,17 +110,19 @@ def main() -> int:
     benchmark.levels("mini")  # load the level file before timing anything
     bus: list[tuple[list[float], int, float]] = []
     direct: list[tuple[list[float], int, float]] = []
-    rtts = []
+    rtts, loop_rtts = [], []
     for block in range(args.blocks):
         direct.append(direct_block(args.episodes, block))
         bus.append(asyncio.run(bus_block(args.episodes, block)))
-        rtts.append(raw_rtt_us())
+        raw_us, loop_us = floor_rtts_us()
+        rtts.append(raw_us)
+        loop_rtts.append(loop_us)
     # medians per step (what a quiet moment costs; a shared machine's stalls land in the mean)
     bus_us = statistics.median(g for gaps, _, _ in bus for g in gaps) * 1e6
     direct_us = statistics.median(x for times, _, _ in direct for x in times) * 1e6
     bus_rate = sum(n for _, n, _ in bus) / sum(s for _, _, s in bus)
     direct_rate = sum(n for _, n, _ in direct) / sum(s for _, _, s in direct)
-    rtt_us = statistics.median(rtts)
+    rtt_us, loop_rtt_us = statistics.median(rtts), statistics.median(loop_rtts)
     out: dict[str, Any] = {
         "sokoban_step_overhead_us": round(bus_us - direct_us, 1),
         "bus_step_p50_us": round(bus_us, 1),
@@ -132,6 +132,8 @@ def main() -> int:
         "direct_steps_per_s": round(direct_rate, 1),
         "raw_zmq_rtt_p50_us": round(rtt_us, 1),
         "step_vs_raw_rtt_ratio": round(bus_us / rtt_us, 3),
+        "loop_zmq_rtt_p50_us": round(loop_rtt_us, 1),
+        "step_vs_loop_rtt_ratio": round(bus_us / loop_rtt_us, 3),
         "target_ratio": 1.3,
         "steps": {"bus": sum(n for _, n, _ in bus), "direct": sum(n for _, n, _ in direct)},
         "target_us": 150,

@@ -9,13 +9,17 @@ For each env (CartPole-v1, ALE/Pong-v5):
   its own episodes; the per-step time is the gap between the env's consecutive ``step`` messages
   within an episode (an observation out, an action back, the step message);
 * raw: a pyzmq DEALER/ROUTER round trip between two processes whose request is the observation as
-  the node sends it (msgpack, the picture as its raw bytes) and whose reply is an action name.
+  the node sends it (msgpack, the picture as its raw bytes) and whose reply is an action (bench/floor.py);
+* loop: the same round trip between two uvloop event loops that wait on the sockets as a node's runtime
+  does and do nothing else: the floor for any pair of processes that must also serve timers and services.
 
 ``bus_added_us_p50`` is the bus step's p50 less the in-process step's p50 (what the bus adds);
-``bus_added_vs_raw_rtt_ratio`` sets it against ``raw_rtt_us_p50`` (target <= 1.3). For CartPole,
+``bus_added_vs_raw_rtt_ratio`` sets it against ``raw_rtt_us_p50`` (target <= 1.3) and
+``bus_added_vs_loop_rtt_ratio`` against ``loop_rtt_us_p50``. For CartPole,
 ``graphenv_step_us_p50`` times ``kernel.gym.GraphEnv.step`` on ``cartpole_random.yaml`` (the caller
 in place of the agent: an action out, the step record and the next observation back), and
-``graphenv_vs_raw_rtt_ratio`` sets it against the same raw round trip (target <= 1.5).
+``graphenv_vs_raw_rtt_ratio`` sets it against the same raw round trip (target <= 1.5), and
+``graphenv_vs_loop_rtt_ratio`` against the loop one.
 
     python bench/gym.py [--json] [--steps 3000]
 """
@@ -25,12 +29,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import multiprocessing as mp
 import random
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -40,8 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import gymnasium  # noqa: E402
 import msgpack  # noqa: E402
 import numpy as np  # noqa: E402
-import zmq  # noqa: E402
 
+from bench import floor  # noqa: E402
 from kernel.sdk.testing import Harness  # noqa: E402
 from nodes.game.gym import spaces as sp  # noqa: E402
 from nodes.game.gym.worlds import check_id  # noqa: E402
@@ -108,49 +109,15 @@ async def as_node(env_id: str, steps: int, seed: int) -> tuple[list[float], floa
     return gaps, played / wall
 
 
-def _echo(endpoint: str, ready: Any) -> None:
-    sock = zmq.Context().socket(zmq.ROUTER)
-    sock.bind(endpoint)
-    ready.set()
-    while True:
-        frames = sock.recv_multipart(copy=False)
-        if frames[-1].bytes == b"quit":
-            return
-        header = msgpack.unpackb(frames[1].buffer)  # decode what a node decodes, reply an action
-        sock.send_multipart([frames[0], msgpack.packb({"action": header["actions"][0]})])
-
-
-def raw_rtt(env_id: str, n: int) -> list[float]:
-    """Round trips over raw pyzmq whose request is the node's observation (msgpack header, the
-    picture's bytes as their own frame) and whose reply is an action."""
+def request_frames(env_id: str) -> list[Any]:
+    """The node's first observation of ``env_id`` as frames: the msgpack header, then each array's bytes."""
     env = gymnasium.make(env_id)
     names = sp.action_names(env, env.action_space, None) or []
     obs, _ = env.reset(seed=0)
     body = observation(env, obs, names, "ep0", 0)
     arrays = [body.pop(k) for k in [k for k, v in body.items() if isinstance(v, np.ndarray)]]
     env.close()
-    tmp = tempfile.mkdtemp(prefix="fbgym-", dir="/tmp")
-    ctx = mp.get_context("spawn")
-    ready = ctx.Event()
-    proc = ctx.Process(target=_echo, args=(f"ipc://{tmp}/rtt.sock", ready), daemon=True)
-    proc.start()
-    ready.wait()
-    sock = zmq.Context.instance().socket(zmq.DEALER)
-    sock.connect(f"ipc://{tmp}/rtt.sock")
-    lat = []
-    try:
-        for i in range(n + 200):
-            t = time.perf_counter()
-            sock.send_multipart([msgpack.packb(body), *arrays], copy=False)
-            msgpack.unpackb(sock.recv())
-            if i >= 200:
-                lat.append(time.perf_counter() - t)
-    finally:
-        sock.send_multipart([b"quit"])
-        proc.join(5)
-        sock.close(0)
-        shutil.rmtree(tmp, ignore_errors=True)
-    return lat
+    return [msgpack.packb(body), *arrays]
 
 
 def graphenv(steps: int) -> tuple[list[float], float]:
@@ -163,7 +130,7 @@ def graphenv(steps: int) -> tuple[list[float], float]:
     try:
         env.reset(seed=0)
         start = time.perf_counter()
-        for i in range(steps):
+        for _ in range(steps):
             s = time.perf_counter()
             _, _, term, trunc, _ = env.step(rng.randrange(env.action_space.n))
             times.append(time.perf_counter() - s)
@@ -178,17 +145,22 @@ def graphenv(steps: int) -> tuple[list[float], float]:
 def measure(name: str, env_id: str, steps: int) -> dict[str, Any]:
     inproc, inproc_rate = in_process(env_id, steps, 0)
     gaps, bus_rate = asyncio.run(as_node(env_id, steps, 0))
-    rtt = raw_rtt(env_id, min(steps, 2000))
+    request = request_frames(env_id)
+    rtt = floor.round_trips(request, min(steps, 2000), loop=False)
+    loop_rtt = floor.round_trips(request, min(steps, 2000), loop=True)
     added = p50_us(gaps) - p50_us(inproc)
     extra: dict[str, Any] = {}
     if env_id.startswith("CartPole"):
         times, rate = graphenv(steps)
         extra = {"graphenv_steps_per_s": round(rate, 1), "graphenv_step_us_p50": round(p50_us(times), 1),
-                 "graphenv_vs_raw_rtt_ratio": round(p50_us(times) / p50_us(rtt), 2)}
+                 "graphenv_vs_raw_rtt_ratio": round(p50_us(times) / p50_us(rtt), 2),
+                 "graphenv_vs_loop_rtt_ratio": round(p50_us(times) / p50_us(loop_rtt), 2)}
     return {**extra, f"{name}_in_process_steps_per_s": round(inproc_rate, 1), f"{name}_node_steps_per_s": round(bus_rate, 1),
             f"{name}_in_process_step_us_p50": round(p50_us(inproc), 1), f"{name}_node_step_us_p50": round(p50_us(gaps), 1),
             f"{name}_bus_added_us_p50": round(added, 1), f"{name}_raw_rtt_us_p50": round(p50_us(rtt), 1),
-            f"{name}_bus_added_vs_raw_rtt_ratio": round(added / p50_us(rtt), 2), f"{name}_node_steps": len(gaps)}
+            f"{name}_bus_added_vs_raw_rtt_ratio": round(added / p50_us(rtt), 2),
+            f"{name}_loop_rtt_us_p50": round(p50_us(loop_rtt), 1),
+            f"{name}_bus_added_vs_loop_rtt_ratio": round(added / p50_us(loop_rtt), 2), f"{name}_node_steps": len(gaps)}
 
 
 def main() -> int:

@@ -48,7 +48,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 from bench.bus import RawPeers  # noqa: E402
 from kernel.sdk.testing import Harness  # noqa: E402
 from nodes.game.vmage.base import DEFAULT_HEIGHT, FRAME_CAP, decide, render  # noqa: E402
-from nodes.game.vmage.catalog import GAMES, cells, episode_cell, template_for  # noqa: E402
+from nodes.game.vmage.catalog import GAMES, cells, template_for  # noqa: E402
 from nodes.judge.vmage_elo import PERMUTATIONS, rank  # noqa: E402
 from nodes.judge.vmage_runs import Entrant, Result  # noqa: E402
 

@@ -62,10 +62,10 @@ from nodes.browser.css.render import decode  # noqa: E402
 from nodes.browser.css.rules import Workspace  # noqa: E402
 from nodes.browser.css.similarity import Target, distance  # noqa: E402
 from nodes.browser.css.tools import CssTools  # noqa: E402
-from nodes.browser.webui.env import task_folders  # noqa: E402
-from nodes.browser.webui.reply import FILES  # noqa: E402
-from nodes.browser.webui.render import Renderer as WebUIRenderer  # noqa: E402
 from nodes.browser.webui import scoring  # noqa: E402
+from nodes.browser.webui.env import task_folders  # noqa: E402
+from nodes.browser.webui.render import Renderer as WebUIRenderer  # noqa: E402
+from nodes.browser.webui.reply import FILES  # noqa: E402
 from nodes.browser.webui.task import load_task  # noqa: E402
 
 
