@@ -16,7 +16,9 @@ same run: a bus step is at least one round trip (observation out, action back) p
 so this is how far above the transport's floor a step sits (target <= 1.3), in units that travel
 between machines better than microseconds do. ``step_vs_loop_rtt_ratio`` sets it against the same
 round trip between two event loops, the floor for processes that, like nodes, also serve timers
-and services while they wait.
+and services while they wait; ``step_vs_loop_reader_rtt_ratio`` against that round trip with the
+step record also sent to a third event-loop process, the shape of the step the bus times (the
+environment, the agent and the reader of ``step``): what is left above it is framebus's own work.
 
     python bench/grid.py [--json] [--episodes 120] [--blocks 2]
 """
@@ -91,13 +93,17 @@ def direct_block(episodes: int, seed: int) -> tuple[list[float], int, float]:
     return times, len(times), time.perf_counter() - t0
 
 
-def floor_rtts_us(n: int = 2000) -> tuple[float, float]:
+def floor_rtts_us(n: int = 2000) -> tuple[float, float, float]:
     """Median round trips between two processes whose request is a Sokoban observation and whose reply
-    is an action (bench/floor.py): over raw blocking pyzmq, and between two event loops. A bus step
-    (an observation out, an action back) stands on these, on this machine, now."""
+    is an action (bench/floor.py): over raw blocking pyzmq, between two event loops, and between event
+    loops with the step record also sent to a third (the step's reader). A bus step stands on these,
+    on this machine, now."""
     game = SokobanGame(benchmark.levels("mini")[0])
     request = [msgpack.packb({**observation(game), "env": "sokoban", "episode": "ep00000", "t": 0})]
-    return floor.p50_us(request, n, loop=False), floor.p50_us(request, n, loop=True)
+    record = msgpack.packb({"episode": "ep00000", "t": 0, "action": "up", "valid": True, "reward": -0.1,
+                            "done": False, "info": {**game.info(), "set": "mini"}})
+    return (floor.p50_us(request, n, loop=False), floor.p50_us(request, n, loop=True),
+            floor.p50_us(request, n, loop=True, record=record))
 
 
 def main() -> int:
@@ -110,19 +116,20 @@ def main() -> int:
     benchmark.levels("mini")  # load the level file before timing anything
     bus: list[tuple[list[float], int, float]] = []
     direct: list[tuple[list[float], int, float]] = []
-    rtts, loop_rtts = [], []
+    rtts, loop_rtts, reader_rtts = [], [], []
     for block in range(args.blocks):
         direct.append(direct_block(args.episodes, block))
         bus.append(asyncio.run(bus_block(args.episodes, block)))
-        raw_us, loop_us = floor_rtts_us()
+        raw_us, loop_us, reader_us = floor_rtts_us()
         rtts.append(raw_us)
         loop_rtts.append(loop_us)
+        reader_rtts.append(reader_us)
     # medians per step (what a quiet moment costs; a shared machine's stalls land in the mean)
     bus_us = statistics.median(g for gaps, _, _ in bus for g in gaps) * 1e6
     direct_us = statistics.median(x for times, _, _ in direct for x in times) * 1e6
     bus_rate = sum(n for _, n, _ in bus) / sum(s for _, _, s in bus)
     direct_rate = sum(n for _, n, _ in direct) / sum(s for _, _, s in direct)
-    rtt_us, loop_rtt_us = statistics.median(rtts), statistics.median(loop_rtts)
+    rtt_us, loop_rtt_us, reader_rtt_us = statistics.median(rtts), statistics.median(loop_rtts), statistics.median(reader_rtts)
     out: dict[str, Any] = {
         "sokoban_step_overhead_us": round(bus_us - direct_us, 1),
         "bus_step_p50_us": round(bus_us, 1),
@@ -134,6 +141,8 @@ def main() -> int:
         "step_vs_raw_rtt_ratio": round(bus_us / rtt_us, 3),
         "loop_zmq_rtt_p50_us": round(loop_rtt_us, 1),
         "step_vs_loop_rtt_ratio": round(bus_us / loop_rtt_us, 3),
+        "loop_reader_rtt_p50_us": round(reader_rtt_us, 1),
+        "step_vs_loop_reader_rtt_ratio": round(bus_us / reader_rtt_us, 3),
         "target_ratio": 1.3,
         "steps": {"bus": sum(n for _, n, _ in bus), "direct": sum(n for _, n, _ in direct)},
         "target_us": 150,

@@ -11,11 +11,13 @@ For each env (CartPole-v1, ALE/Pong-v5):
 * raw: a pyzmq DEALER/ROUTER round trip between two processes whose request is the observation as
   the node sends it (msgpack, the picture as its raw bytes) and whose reply is an action (bench/floor.py);
 * loop: the same round trip between two uvloop event loops that wait on the sockets as a node's runtime
-  does and do nothing else: the floor for any pair of processes that must also serve timers and services.
+  does and do nothing else: the floor for any pair of processes that must also serve timers and services;
+* loop_reader: the loop round trip with the step record also sent to a third event-loop process, the
+  shape of the bus step (env, agent, the reader of ``step``).
 
 ``bus_added_us_p50`` is the bus step's p50 less the in-process step's p50 (what the bus adds);
 ``bus_added_vs_raw_rtt_ratio`` sets it against ``raw_rtt_us_p50`` (target <= 1.3) and
-``bus_added_vs_loop_rtt_ratio`` against ``loop_rtt_us_p50``. For CartPole,
+``bus_added_vs_loop_rtt_ratio`` against ``loop_rtt_us_p50`` (and ``_loop_reader_``). For CartPole,
 ``graphenv_step_us_p50`` times ``kernel.gym.GraphEnv.step`` on ``cartpole_random.yaml`` (the caller
 in place of the agent: an action out, the step record and the next observation back), and
 ``graphenv_vs_raw_rtt_ratio`` sets it against the same raw round trip (target <= 1.5), and
@@ -120,6 +122,16 @@ def request_frames(env_id: str) -> list[Any]:
     return [msgpack.packb(body), *arrays]
 
 
+def step_record(env_id: str) -> bytes:
+    """The env's first step record of ``env_id`` as the node sends it (msgpack)."""
+    env = gymnasium.make(env_id)
+    env.reset(seed=0)
+    _, reward, term, trunc, info = env.step(0)
+    env.close()
+    return msgpack.packb({"episode": "ep0", "t": 0, "action": "NOOP", "valid": True, "reward": float(reward),
+                          "done": term or trunc, "info": {**sp.plain(info), "terminated": term, "truncated": trunc}})
+
+
 def graphenv(steps: int) -> tuple[list[float], float]:
     """Per-step seconds of GraphEnv.step on cartpole_random.yaml (random actions), and steps/s."""
     from kernel.gym import GraphEnv
@@ -148,6 +160,7 @@ def measure(name: str, env_id: str, steps: int) -> dict[str, Any]:
     request = request_frames(env_id)
     rtt = floor.round_trips(request, min(steps, 2000), loop=False)
     loop_rtt = floor.round_trips(request, min(steps, 2000), loop=True)
+    reader_rtt = floor.round_trips(request, min(steps, 2000), loop=True, record=step_record(env_id))
     added = p50_us(gaps) - p50_us(inproc)
     extra: dict[str, Any] = {}
     if env_id.startswith("CartPole"):
@@ -160,7 +173,10 @@ def measure(name: str, env_id: str, steps: int) -> dict[str, Any]:
             f"{name}_bus_added_us_p50": round(added, 1), f"{name}_raw_rtt_us_p50": round(p50_us(rtt), 1),
             f"{name}_bus_added_vs_raw_rtt_ratio": round(added / p50_us(rtt), 2),
             f"{name}_loop_rtt_us_p50": round(p50_us(loop_rtt), 1),
-            f"{name}_bus_added_vs_loop_rtt_ratio": round(added / p50_us(loop_rtt), 2), f"{name}_node_steps": len(gaps)}
+            f"{name}_bus_added_vs_loop_rtt_ratio": round(added / p50_us(loop_rtt), 2),
+            f"{name}_loop_reader_rtt_us_p50": round(p50_us(reader_rtt), 1),
+            f"{name}_bus_added_vs_loop_reader_rtt_ratio": round(added / p50_us(reader_rtt), 2),
+            f"{name}_node_steps": len(gaps)}
 
 
 def main() -> int:

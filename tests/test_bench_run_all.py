@@ -38,6 +38,8 @@ def test_run_all_only_bus_and_grid_prints_one_object_with_their_ratios() -> None
                                                           rel=0.01)
     assert grid["step_vs_loop_rtt_ratio"] == pytest.approx(grid["bus_step_p50_us"] / grid["loop_zmq_rtt_p50_us"],
                                                            rel=0.01)
+    assert grid["step_vs_loop_reader_rtt_ratio"] == pytest.approx(
+        grid["bus_step_p50_us"] / grid["loop_reader_rtt_p50_us"], rel=0.01)
 
 
 def test_run_all_refuses_an_unknown_bench_name() -> None:

@@ -256,6 +256,7 @@ def test_bench_gym_prints_one_object_with_the_bus_and_raw_numbers_side_by_side()
     for key in ("cartpole_in_process_steps_per_s", "cartpole_node_steps_per_s", "cartpole_bus_added_us_p50",
                 "cartpole_raw_rtt_us_p50", "cartpole_bus_added_vs_raw_rtt_ratio", "graphenv_step_us_p50",
                 "graphenv_vs_raw_rtt_ratio", "cartpole_loop_rtt_us_p50", "cartpole_bus_added_vs_loop_rtt_ratio",
-                "graphenv_vs_loop_rtt_ratio"):
+                "graphenv_vs_loop_rtt_ratio", "cartpole_loop_reader_rtt_us_p50",
+                "cartpole_bus_added_vs_loop_reader_rtt_ratio"):
         assert out[key] > 0, key
     assert out["cartpole_node_steps"] > 150
