@@ -42,7 +42,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import floor  # noqa: E402
 from kernel.sdk.testing import Harness  # noqa: E402
-from kernel.tools.export import episode_rows  # noqa: E402
 from nodes.game.sokoban import benchmark  # noqa: E402
 from nodes.game.sokoban.game import SokobanGame  # noqa: E402
 from nodes.game.sokoban.node import observation  # noqa: E402
@@ -64,7 +63,9 @@ async def bus_block(episodes: int, seed: int) -> tuple[list[float], int, float]:
         seconds = time.perf_counter() - t
         if status != "completed":
             raise RuntimeError(f"the bus run ended {status}: {reason}")
-        steps = sum(int(r["steps"]) for r in episode_rows(h.kernel.run_dir))  # the book keeps only the latest
+        # From the book's running means (its database is written by a thread, and may lag the last episode here).
+        book = h.kernel.book
+        steps = round(book.summary_metrics()["steps"] * int(book.counts()["completed"] or 0))
         gaps, last = [], None
         while (msg := probe.recv_nowait("step")) is not None:
             if last is not None and msg.body["t"] > 0:

@@ -12,7 +12,7 @@ import threading
 import time
 from collections import Counter, deque
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import zmq
 
@@ -35,6 +35,8 @@ CREDIT_DELAY_S = 0.005  # credits short of half a window wait this long for comp
 BACKED_UP_RETRY_S = 0.1  # credits and releases a peer could not take (its queue is full) go again this often
 RELEASE_BATCH = 8  # shared-memory slots released per message at most ...
 RELEASE_DELAY_S = 0.02  # ... or after this long
+RECORDS_DELAY_S = 0.02  # a record for a peer that reads only records waits at most this long for company ...
+RECORDS_BATCH = 32  # ... or for this many others (fewer where that peer's queue is smaller)
 
 Edge = tuple[str, str, str, int]  # (dst node, its input, policy, queue size)
 Watch = Callable[[zmq.Socket, str], None]
@@ -82,9 +84,18 @@ class Links:
         self.send_dropped: Counter[str] = Counter()  # "output->dst" that could not be sent
         self.backed_up: Counter[str] = Counter()  # peer -> sends refused (credits, releases, requests): its queue was full
         self.thinner = Thinner(self._deliver_late)  # edges with a ``rate``
+        # Records (``Node.records``) for peers that read nothing else of this node: held and sent a few at
+        # a time, so that a judge wakes once per batch instead of competing for a core on every step.
+        self.records_delay = RECORDS_DELAY_S  # the welcome's bus.records_delay; 0: every record goes at once
+        self._hold_limits: dict[tuple[str, str], int] = {}  # (record output, peer) -> records held at most
+        self._held: list[tuple[str, str, list[Any], int, int, str | None]] = []  # (output, dst, frames, nbytes, seq, tp)
+        self._held_per_dst: Counter[str] = Counter()
+        self._held_timer: asyncio.TimerHandle | None = None
+        self.records_batched = 0  # records that travelled in a batch
 
     def configure(self, outputs: dict[str, list[Any]], shm_name: str,
-                  rates: dict[str, dict[str, dict[str, float]]] | None = None) -> None:
+                  rates: dict[str, dict[str, dict[str, float]]] | None = None, *,
+                  records: Sequence[str] = (), records_delay: float = RECORDS_DELAY_S) -> None:
         self._loop = asyncio.get_running_loop()
         for output, edges in outputs.items():
             self.out_edges[output] = [tuple(e) for e in edges]  # type: ignore[misc]
@@ -96,6 +107,8 @@ class Links:
             for dst in self.out_dsts[output]:
                 self.thinner.configure(output, dst, [wanted.get(dst, {}).get(e[1]) for e in edges if e[0] == dst])
         self.credits = dict(self._credit_sizes)
+        self.records_delay = records_delay
+        self._hold_limits = self._record_holds(records) if records_delay > 0 else {}
         if self.shm_dir is not None:
             self.shm_pool = ShmPool(shm_name, self.shm_dir)
             self.shm_reader = ShmReader(self.shm_dir, self.lease_released)
@@ -108,6 +121,7 @@ class Links:
             if policy == "block":
                 key = (dst, inp)
                 while self.credits.get(key, 0) <= 0:
+                    self.flush_records()  # never wait for credits that records held here would earn
                     self.credit_event.clear()
                     await self.credit_event.wait()
                     check()
@@ -142,8 +156,13 @@ class Links:
             raise
         nbytes = nbytes_of(frames)
         copy = nbytes < COPY_THRESHOLD
+        # Only plain bytes wait: an array frame is the sender's own buffer, and a slot needs its holders now.
+        holdable = bool(self._hold_limits) and len(frames) == 2 and (pool is None or not pool.placing)
         delivered: set[str] = set()
         for dst in dsts:
+            if holdable and (limit := self._hold_limits.get((output, dst))):
+                self._hold(output, dst, frames, nbytes, traceparent, limit)
+                continue
             sock = self.peers.get(dst)
             try:
                 if sock is None:
@@ -152,16 +171,80 @@ class Links:
             except zmq.Again:
                 if sock is not None:
                     self.kick(sock)
-                self.send_dropped[f"{output}->{dst}"] += 1
-                for edst, inp, policy, _ in self.out_edges[output]:
-                    if edst == dst and policy == "block":
-                        self.credits[(dst, inp)] += 1  # nothing was delivered, so nothing will be credited back
+                self._undelivered(output, dst)
                 continue
             self.kick(sock)
             delivered.add(dst)
             self.tap(DATA, dst, output, self.seq, nbytes, traceparent)
         if pool is not None:
             pool.hold_placed(delivered)
+
+    def _undelivered(self, output: str, dst: str) -> None:
+        self.send_dropped[f"{output}->{dst}"] += 1
+        for edst, inp, policy, _ in self.out_edges[output]:
+            if edst == dst and policy == "block":
+                self.credits[(dst, inp)] += 1  # nothing was delivered, so nothing will be credited back
+
+    # records ----------------------------------------------------------------------------------
+    def _record_holds(self, records: Sequence[str]) -> dict[tuple[str, str], int]:
+        """Which record edges may wait for company, and for how many records at most.
+
+        A peer that also reads an output that is not a record decides on what it gets (an agent, a
+        GraphEnv stand-in): it gets everything at once, in order. For the others a batch stays well
+        inside the peer's queue: half a ``fifo`` (a burst must not push out what it has not read), a
+        quarter of a ``block`` window (a batch and the peer's unreturned half window never use up the
+        credits), never a ``latest`` (it keeps one message)."""
+        deciders = {e[0] for output, edges in self.out_edges.items() if output not in records for e in edges}
+        limits: dict[tuple[str, str], int] = {}
+        for output in records:
+            for dst in self.out_dsts.get(output, ()):
+                if dst in deciders:
+                    continue
+                room = [size // 4 if policy == "block" else size // 2 if policy == "fifo" else 0
+                        for edst, _, policy, size in self.out_edges[output] if edst == dst]
+                limit = min([RECORDS_BATCH, *room])
+                if limit >= 2:
+                    limits[(output, dst)] = limit
+        return limits
+
+    def _hold(self, output: str, dst: str, frames: list[Any], nbytes: int, traceparent: str | None,
+              limit: int) -> None:
+        self._held.append((output, dst, frames, nbytes, self.seq, traceparent))
+        self.records_batched += 1
+        self._held_per_dst[dst] += 1
+        if self._held_per_dst[dst] >= limit:
+            self.flush_records()
+        elif self._held_timer is None:
+            self._held_timer = asyncio.get_running_loop().call_later(self.records_delay, self.flush_records)
+
+    def flush_records(self) -> None:
+        """Send the records held for readers of records only, in the order they were published.
+
+        Called when a batch is full or its time is up, and before anything of this node that another
+        may wait on: a request (the next episode, a service), a wait for credits, the end of the run.
+        So a judge has an episode's last step before the environment asks for the next episode."""
+        if self._held_timer is not None:
+            self._held_timer.cancel()
+            self._held_timer = None
+        if not self._held:
+            return
+        held, self._held = self._held, []
+        self._held_per_dst.clear()
+        kicked: dict[str, zmq.Socket] = {}
+        for output, dst, frames, nbytes, seq, traceparent in held:
+            sock = self.peers.get(dst)
+            if sock is None or sock.closed:
+                self._undelivered(output, dst)
+                continue
+            kicked[dst] = sock
+            try:
+                send_frames(sock, frames, True, _NOBLOCK)
+            except zmq.Again:
+                self._undelivered(output, dst)
+                continue
+            self.tap(DATA, dst, output, seq, nbytes, traceparent)
+        for sock in kicked.values():
+            self.kick(sock)
 
     # peers ------------------------------------------------------------------------------------
     def update(self, peers: dict[str, Any], watch: Watch) -> list[str]:
@@ -354,7 +437,7 @@ class Links:
             self.flush_taps()
 
     def close(self) -> None:
-        for timer in (self._credit_timer, self._release_timer):
+        for timer in (self._credit_timer, self._release_timer, self._held_timer):
             if timer is not None:
                 timer.cancel()
         self.thinner.close()

@@ -29,7 +29,7 @@ from kernel.bus.badtraffic import BadTraffic, truncated
 from kernel.bus.calls import Calls, current_traceparent, traceparent_var
 from kernel.bus.curve import CurveServer, NodeCurve
 from kernel.bus.inputs import InputQueue
-from kernel.bus.links import Links
+from kernel.bus.links import RECORDS_DELAY_S, Links
 from kernel.bus.protocol import CREDIT, CTL, DATA, ERR, RELEASE, REP, REQ, Message
 from kernel.bus.reading import SocketReader
 from kernel.bus.shm import shm_dir
@@ -293,6 +293,7 @@ class NodeRuntime:
             log.warning("teardown failed", node=self.id, exc_info=True)
         if self._local_results is not None:
             self._local_results.close()
+        self.links.flush_records()  # what the judges have not had yet, before the peers' sockets close
         await self._ship_the_rest()  # before the bye, on the same socket: the kernel has them all first
         self.links.flush_taps()
         self._send_ctl("bye", {"stats": self.stats()})
@@ -334,7 +335,9 @@ class NodeRuntime:
                 self._in_routes.setdefault((node, output), []).append(name)
         self.clock = Clock(w.get("clock"), self.queue, self.sources, cut_off=self.cut_off)
         run_tag = os.path.basename(os.environ.get("FRAMEBUS_IPC_DIR", "fb-local"))
-        self.links.configure(w.get("outputs") or {}, f"{run_tag}-{self.id}-{os.getpid()}", w.get("rates"))
+        self.links.configure(w.get("outputs") or {}, f"{run_tag}-{self.id}-{os.getpid()}", w.get("rates"),
+                             records=tuple(type(self.node).records),
+                             records_delay=float(w.get("records_delay", RECORDS_DELAY_S)))
         tracing.configure(w.get("trace"), self.id, self.run_dir,
                           ship=results_.LineSink(self.outbox, "trace") if self.ships and self.outbox else None)
         self._update_peers(w.get("peers") or {})
@@ -516,6 +519,7 @@ class NodeRuntime:
             "ctl_waited": self.links.ctl_waited,
             "backed_up": dict(self.links.backed_up),
             "thinned": dict(self.links.thinner.thinned),
+            "records_batched": self.links.records_batched,
             "decode_errors": dict(self.bad.counts),
             "clock": self.clock.stats(),
             "shm": self.links.shm_pool.stats() if self.links.shm_pool is not None else None,

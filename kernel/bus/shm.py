@@ -71,6 +71,11 @@ class ShmPool:
         np.frombuffer(slot.view, np.uint8, array.nbytes)[:] = array.reshape(-1).view(np.uint8)
         return {"shm": slot.segment, "off": slot.offset, "slot": slot.id}
 
+    @property
+    def placing(self) -> bool:
+        """Whether the message being encoded put an array in a slot."""
+        return bool(self._placed)
+
     def hold_placed(self, holders: set[str]) -> None:
         """Record who received the slots placed since the last call; with no holder they are free again at once."""
         for slot in self._placed:

@@ -338,6 +338,7 @@ class Kernel:
             "heartbeat": self.lf.bus.heartbeat,
             "grace": self.lf.bus.grace,
             "max_message_bytes": self.lf.bus.max_message_bytes,
+            "records_delay": self.lf.bus.records_delay,
             "trace": self.trace,
             "run_dir": str(self.run_dir),
             "results": "bus" if self.ships(spec.id) else "local",

@@ -135,6 +135,9 @@ class BusSpec(_Strict):
     # launcher) before it exits; like Ray's node-death detection, longer than a blip. A dead launcher
     # takes its local nodes along at once regardless (PR_SET_PDEATHSIG, the parent pid).
     grace: float = Field(default=30.0, gt=0)
+    # Seconds a record (an environment's step) for a reader of records only may wait to travel with
+    # others (kernel.bus.links); 0 sends each at once.
+    records_delay: float = Field(default=0.02, ge=0, le=60)
     curve: bool | CurveSpec | None = None  # None: on exactly when tcp leaves the machine
     insecure: bool = False
 

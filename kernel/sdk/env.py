@@ -83,6 +83,7 @@ class EnvNode(Node):
     env: ClassVar[str] = "env"
     inputs: ClassVar[tuple[str, ...]] = ("action",)
     outputs: ClassVar[tuple[str, ...]] = ("obs", "step")
+    records: ClassVar[tuple[str, ...]] = ("step",)
     Params: ClassVar[type[EnvParams]] = EnvParams
     params: EnvParams
 

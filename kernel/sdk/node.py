@@ -90,6 +90,11 @@ class Node:
 
     inputs: ClassVar[Sequence[str]] = ()
     outputs: ClassVar[Sequence[str]] = ()
+    records: ClassVar[Sequence[str]] = ()
+    """Outputs that tell what happened rather than ask for a decision (an environment's ``step``).
+    A peer that reads only such outputs of this node (a judge, a recorder) gets them a few at a time,
+    at most ``bus.records_delay`` seconds late and always before this node's next request, so it wakes
+    once per batch rather than on every step; a peer that reads any other output gets them at once."""
 
     Params: ClassVar[type[BaseModel] | None] = None
     """The node's parameters (a :class:`NodeParams` subclass). ``launch validate`` and ``launch run``

@@ -55,11 +55,12 @@ def node_spec(node_id: str, uses: str | None, params: Mapping[str, Any] | None,
 class Harness:
     def __init__(self, *, episodes: int | None = None, seed: int = 0, heartbeat: float = 0.2,
                  grace: float | None = None, max_message_bytes: int | None = None, trace: str | None = None,
-                 run_dir: Path | None = None, quiet: bool = False) -> None:
+                 run_dir: Path | None = None, quiet: bool = False, records_delay: float | None = None) -> None:
         self.specs: list[NodeSpec] = []
         self.run_spec = RunSpec(episodes=episodes, seed=seed)
         self.bus = BusSpec(heartbeat=heartbeat, **({"max_message_bytes": max_message_bytes} if max_message_bytes else {}),
-                           **({"grace": grace} if grace is not None else {}))
+                           **({"grace": grace} if grace is not None else {}),
+                           **({"records_delay": records_delay} if records_delay is not None else {}))
         self.trace = trace
         self._own_dir = run_dir is None
         self.run_dir = run_dir or Path(tempfile.mkdtemp(prefix="fbtest-"))
