@@ -101,19 +101,19 @@ async def bus_block(level: str, frames: int, episodes: int, seed: int, text: boo
         watchers = [h.pid("console")] if ui else []  # what watching adds: the console node ...
         busy_start, watch_start = machine_busy(), sum(cpu_seconds(p) for p in watchers)
         for index in range(episodes):
-            arrivals: list[float] = []
+            sent: list[float] = []
             codes: list[int] = []
             cpu_start = 0.0
             while True:
                 msg = await asyncio.wait_for(probe.recv("step"), 120)
-                arrivals.append(time.perf_counter())
-                if len(arrivals) == 1:
+                sent.append(msg.ts)  # the environment's send time: records reach a reader in small batches
+                if len(sent) == 1:
                     cpu_start = sum(cpu_seconds(p) for p in pids)
                 codes += [f["codes"][0] for f in msg.body["info"]["frames"]]
                 if msg.body["done"]:
                     break
             cpu = sum(cpu_seconds(p) for p in pids) - cpu_start
-            gaps = [b - a for a, b in zip(arrivals, arrivals[1:])]
+            gaps = [b - a for a, b in zip(sent, sent[1:])]
             last = msg.body["info"]["frames"][-1]["state"]
             out.append({"gaps": gaps, "cpu": cpu, "codes": codes, "seed": seed + index, "ball": last["ball"]})
         # ... and every process on the machine (Chromium included), in CPU seconds per step played
