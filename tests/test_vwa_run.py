@@ -107,18 +107,22 @@ async def test_leases_share_browsing_serialise_resets_first_come_first_served_an
 # -- replicas sharing the sites ---------------------------------------------------------------------
 def shared_site_tasks() -> list[dict[str, Any]]:
     """A long episode that posts a comment on listing 5 and keeps browsing, a short wiki task, then a
-    task that resets classifieds: dealt to two replicas, the reset is asked while the long one runs."""
+    task that resets classifieds: dealt to two replicas, the reset is asked while the long one runs.
+    The long one reloads the listing 30 times: with two steps and ten scrolls it once ended first
+    on a loaded CI machine (here the short task took 2.2 s and the long one 3.2 s), and the reset
+    then had nobody to wait for."""
     reset_task = next(t for t in TASKS if t["task_id"] == 2)
     wiki = next(t for t in TASKS if t["task_id"] == 3)
     comment = "Marker from the long episode"
-    long = {**reset_task, "task_id": 100, "require_reset": False, "start_url": "__CLASSIFIEDS__/index.php?page=item&id=5",
+    listing = "__CLASSIFIEDS__/index.php?page=item&id=5"
+    long = {**reset_task, "task_id": 100, "require_reset": False, "start_url": listing,
             "intent": f"Leave the comment \"{comment}\" on this listing, then look around.",
             "eval": {"eval_types": ["program_html"], "reference_answers": None, "reference_url": "",
-                     "program_html": [{"url": "__CLASSIFIEDS__/index.php?page=item&id=5",
+                     "program_html": [{"url": listing,
                                        "locator": "document.querySelector('#comments').outerText",
                                        "required_contents": {"must_include": [comment]}}]},
             "gold_actions": [f"type [8] [{comment}] [0]", "click [9]",
-                             *(["scroll [down]", "scroll [up]"] * 5), "stop"]}
+                             *([f"goto [{listing}]", "scroll [down]"] * 30), "stop"]}
     return [long, wiki, reset_task]
 
 
@@ -127,7 +131,7 @@ def gold_config(tasks: Path, episodes: int, *, leases: bool = True) -> dict[str,
     nodes = config["nodes"]
     env = next(n for n in nodes if n.get("id") == "env")
     agent = next(n for n in nodes if n.get("id") == "agent")
-    env["params"].update(tasks=[str(tasks)], leases=leases)
+    env["params"].update(tasks=[str(tasks)], leases=leases, max_steps=80)
     agent["params"] = {}  # the oracle of whichever env replica plays the episode
     at = nodes.index(env)
     config["nodes"] = [*nodes[:at], {"group": "world", "replicas": 2, "nodes": [env, agent]},
