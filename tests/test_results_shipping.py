@@ -124,7 +124,15 @@ async def test_a_flood_is_held_back_by_the_kernel_s_bound_and_loses_nothing(tmp_
     monkeypatch.setattr(results, "NODE_BACKLOG", 256 * 1024)
     write = results.ResultsInbox._write
 
-    def slow_disk(self, node, items):  # 50 ms a batch: the node outruns the writer
+    gate_until = time.monotonic() + 30
+
+    def slow_disk(self, node, items):
+        # 50 ms a batch, and nothing written before the kernel has had to refuse one: the node always
+        # outruns the writer then, however the run's processes share a loaded core (with the 50 ms
+        # alone, a node slowed as much as the writer once met no refusal). A kernel that never says
+        # busy stalls this disk 30 s, and the test fails on the count.
+        while not self.busy[node] and time.monotonic() < gate_until:
+            time.sleep(0.01)
         time.sleep(0.05)
         write(self, node, items)
 
