@@ -30,7 +30,9 @@ def _why_not() -> str | None:
     return None
 
 
-pytestmark = pytest.mark.skipif(_why_not() is not None, reason=str(_why_not()))
+# Each test starts a Ray head and worker (tens of seconds on a loaded 2-core machine) before its own
+# work, and pytest-timeout counts the fixture: the suite's 120 s default leaves too little.
+pytestmark = [pytest.mark.skipif(_why_not() is not None, reason=str(_why_not())), pytest.mark.timeout(300)]
 
 
 def _ray_left(ray_tmp: Path) -> list[int]:
