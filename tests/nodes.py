@@ -28,6 +28,14 @@ class Emitter(Node):
         return int(body["n"])
 
 
+class Renamed(Node):
+    """Takes its port names from params, as a bridge whose topics the launch file sets: only the
+    kernel, when the node says hello, can check a wire to it."""
+
+    def ports(self, params: dict) -> tuple[list[str], list[str]]:
+        return list(params.get("inputs", [])), list(params.get("outputs", []))
+
+
 class SlowSink(Node):
     """Consumes ``in`` with a handler that sleeps ``sleep_s`` per message and remembers what it saw."""
 

@@ -135,7 +135,8 @@ nodes:
     inputs: {action: agent/action}
     clock: {mode: lockstep, deadline: 1.0}
   - id: agent
-    uses: hello.agent
+    uses: AGENT
+    PARAMS
     inputs:
       obs: env/obs
       reward: env/step
@@ -143,9 +144,34 @@ run: {episodes: 2}
 """
 
 
-def test_wiring_an_input_the_node_does_not_declare_fails_fast_and_says_which(tmp_path):
+def test_wiring_a_port_the_node_class_lacks_is_refused_at_its_line_before_anything_starts(tmp_path):
+    """A node class with fixed ports: a wire to an input it lacks, or from an output its source
+    lacks, is a launch-file error at the wire, from validate and from run alike."""
     path = tmp_path / "badwire.yaml"
-    path.write_text(textwrap.dedent(UNDECLARED_INPUT))
+    path.write_text(textwrap.dedent(UNDECLARED_INPUT).replace("AGENT", "hello.agent").replace("PARAMS", ""))
+    for command in ("validate", "run"):
+        out = tmp_path / f"out-{command}"
+        result = launch(command, str(path), *(["--out", str(out)] if command == "run" else []), cwd=tmp_path)
+        assert result.returncode == 2, result.stdout + result.stderr
+        flat = " ".join(result.stderr.split())
+        assert "badwire.yaml:13:7: nodes[1].inputs.reward: node 'agent' (hello.agent) has no input 'reward'; " \
+               "allowed: obs" in flat, result.stderr
+        assert not out.exists()
+    path.write_text(textwrap.dedent(UNDECLARED_INPUT).replace("AGENT", "hello.agent").replace("PARAMS", "")
+                    .replace("      reward: env/step\n", "").replace("obs: env/obs", "obs: env/observation"))
+    result = launch("validate", str(path), cwd=tmp_path)
+    assert result.returncode == 2
+    assert "badwire.yaml:12:12: nodes[1].inputs.obs: source 'env/observation': node 'env' (hello.env) has no " \
+           "output 'observation'; allowed: obs, step" in " ".join(result.stderr.split()), result.stderr
+
+
+def test_wiring_an_input_the_node_does_not_declare_fails_fast_and_says_which(tmp_path):
+    """Ports that come from params are known only when the node says hello: the kernel refuses the
+    wire then, names it, and the run ends at once (not after the ready timeout)."""
+    path = tmp_path / "badwire.yaml"
+    path.write_text(textwrap.dedent(UNDECLARED_INPUT).replace("AGENT", "tests.nodes:Renamed")
+                    .replace("PARAMS", "params: {inputs: [obs], outputs: [action]}"))
+    assert launch("validate", str(path), cwd=tmp_path).returncode == 0
     out = tmp_path / "out"
     result = launch("run", str(path), "--out", str(out), cwd=tmp_path, timeout=60)
     assert result.returncode == 1, result.stdout + result.stderr

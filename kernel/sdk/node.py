@@ -224,6 +224,15 @@ class Node:
         Override where they depend on params (a bridge whose topics are set in the launch file)."""
         return self.inputs, self.outputs
 
+    @classmethod
+    def fixed_ports(cls) -> tuple[Sequence[str], Sequence[str]] | None:
+        """The inputs and outputs known without starting the node, so that ``launch validate`` can
+        refuse a wire to a port the class lacks; None where ``ports`` is overridden (they depend on
+        params or on the world, and the kernel checks them when the node says hello)."""
+        if cls.ports is not Node.ports:
+            return None
+        return tuple(cls.inputs), tuple(cls.outputs)
+
     async def started(self) -> None:
         """Wait until the run has started (every node ready and wired)."""
         await self._rt.wait_started()
