@@ -8,6 +8,7 @@ import base64
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 from pathlib import Path
@@ -215,6 +216,35 @@ def test_replay_with_another_agent_disagrees(hello_run: Path, tmp_path: Path) ->
     assert replay["decisions"] > 2 and replay["agreement"] < 1.0 and replay["differences"]
     rows = [json.loads(line) for line in (tmp_path / "r" / "replay.jsonl").read_text().splitlines()]
     assert len(rows) == replay["decisions"] and all(r["replayed"] in ("left", "right", "stay") for r in rows)
+
+
+def test_a_file_that_is_no_recording_is_refused_by_replay_and_report_with_its_name(hello_run: Path,
+                                                                                  tmp_path: Path) -> None:
+    """Not MCAP, empty, MCAP from another program, a folder: `launch replay` says which file and why,
+    without a traceback; and a run folder holding such a file stops `launch report` the same way."""
+    from mcap.writer import Writer
+
+    (tmp_path / "text.mcap").write_text("garbage\n")
+    (tmp_path / "empty.mcap").write_bytes(b"")
+    (tmp_path / "folder.mcap").mkdir()
+    with (tmp_path / "foreign.mcap").open("wb") as fh:
+        writer = Writer(fh)
+        writer.start()
+        channel = writer.register_channel("/odom", "json", writer.register_schema("odom", "jsonschema", b"{}"))
+        writer.add_message(channel, log_time=1, data=b"not json", publish_time=1)
+        writer.finish()
+    for name, why in [("text.mcap", "InvalidMagic"), ("empty.mcap", "EndOfFile"), ("foreign.mcap", "JSONDecodeError"),
+                      ("folder.mcap", "cannot be read")]:
+        result = launch("replay", str(tmp_path / name))
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+        assert f"launch replay: {tmp_path / name}" in result.stderr and why in result.stderr, result.stderr
+
+    run = tmp_path / "run"
+    shutil.copytree(hello_run, run)
+    (run / "recording-1.mcap").write_text("garbage\n")
+    result = launch("report", str(run))
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert f"launch report: {run / 'recording-1.mcap'} is not a framebus recording" in result.stderr, result.stderr
 
 
 def test_with_recorder_wires_every_declared_output(tmp_path: Path) -> None:

@@ -384,9 +384,26 @@ class Recording:
         return [m for m in self.messages if m.topic == topic]
 
 
+class RecordingError(ValueError):
+    """A file that is not a framebus recording (not MCAP, or MCAP written by something else)."""
+
+
 def read_recording(path: Path) -> Recording:
     """Read a recording front to back; a file cut short (a killed run) is read up to its last
-    complete record, and ``complete`` says whether the summary was there."""
+    complete record, and ``complete`` says whether the summary was there. A file that is no
+    recording at all raises RecordingError, naming the file and what is wrong with it."""
+    try:
+        return _read_recording(path)
+    except RecordingError:
+        raise
+    except OSError as exc:
+        raise RecordingError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    except Exception as exc:  # the mcap reader's and our own decoding's errors alike
+        raise RecordingError(f"{path} is not a framebus recording (an MCAP file written by `launch run` with "
+                             f"record:): {type(exc).__name__}: {exc}") from None
+
+
+def _read_recording(path: Path) -> Recording:
     schemas: dict[int, str] = {}
     channels: dict[int, tuple[str, str, dict[str, str]]] = {}
     metadata: dict[str, dict[str, str]] = {}

@@ -257,12 +257,15 @@ def command(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from kernel.tools.record import read_recording
+    from kernel.tools.record import RecordingError, read_recording
 
     console = Console(stderr=True)
     if not args.file.exists():
         raise SystemExit(f"launch replay: {args.file} does not exist")
-    rec = read_recording(args.file)
+    try:
+        rec = read_recording(args.file)
+    except RecordingError as exc:
+        raise SystemExit(f"launch replay: {exc}") from None
     topic = obs_topic(rec, args.obs)
     traces = episodes(rec, topic)
     ids = args.episode or list(traces)

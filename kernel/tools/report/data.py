@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from kernel.sdk.images import data_url, png_array, png_bytes
-from kernel.tools.record import Recording, read_recording, to_json
+from kernel.tools.record import Recording, RecordingError, read_recording, to_json
 from kernel.tools.recording_files import recordings as recording_files
 from kernel.tools.replay import Decision, EpisodeTrace, episodes
 
@@ -88,7 +88,10 @@ def load(run_dir: Path, *, need_summary: bool = True) -> RunData:
     summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
     eps = _jsonl(run_dir / "episodes.jsonl")
     steps = {p.stem: _jsonl(p) for p in sorted((run_dir / "steps").glob("*.jsonl"))}
-    recordings = [read_recording(p) for p in recording_files(run_dir)]  # oldest first: later ones win
+    try:
+        recordings = [read_recording(p) for p in recording_files(run_dir)]  # oldest first: later ones win
+    except RecordingError as exc:
+        raise SystemExit(f"launch report: {exc}") from None
     return RunData(run_dir, summary, eps, steps, recordings)
 
 
