@@ -4,8 +4,8 @@ variables and overrides). The YAML stages before it only reshape; these models d
 from __future__ import annotations
 
 import ipaddress
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml

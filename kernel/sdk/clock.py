@@ -26,7 +26,6 @@ from kernel.bus import tracing
 from kernel.bus.inputs import InputQueue
 from kernel.sdk.node import EpisodeAbandoned
 
-
 STALL_CHECK_S = 0.25  # how often a stalled step looks again whether its agents are back
 
 
