@@ -54,6 +54,26 @@ def test_export_prints_one_record_per_episode(tmp_path):
     assert bad.returncode == 2 and "has no results.sqlite: is it a run folder?" in bad.stderr
 
 
+def test_a_damaged_run_folder_is_refused_with_the_file_named(tmp_path):
+    """A results.sqlite that is no database (a copy cut short, another file saved over it): the
+    re-run that would resume into it, and `launch export`, stop with the file's path and what to do,
+    before any node starts; a summary.json that is no JSON stops `launch report` the same way."""
+    out = tmp_path / "run"
+    assert launch("run", "hello.yaml", "--episodes", "2", "--out", str(out)).returncode == 0
+    (out / "summary.json").write_text('{"status": "compl')
+    result = launch("report", str(out))
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert f"launch report: {out / 'summary.json'} cannot be read as a run's summary" in result.stderr
+    (out / "results.sqlite").write_bytes(b"garbage" * 100)
+    for args in (["run", "hello.yaml", "--episodes", "3", "--out", str(out)], ["export", str(out)]):
+        result = launch(*args)
+        flat = " ".join(result.stderr.split())
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert f"{out / 'results.sqlite'} cannot be used as the run's results database: file is not a database. " \
+               "Move it away" in flat, result.stderr
+    assert not (out / "logs" / "env.log").read_text().count("ep00002")  # the refused re-run started no node
+
+
 def test_a_database_locked_by_another_process_does_not_stall_the_kernel(tmp_path):
     """Agents write step records to the same file; while one holds the write lock, the kernel's
     episode end is queued (the writer thread waits for the lock, the kernel's loop does not)."""

@@ -21,6 +21,8 @@ from typing import Any, Sequence
 
 import structlog
 
+from kernel.sdk.errors import FramebusError
+
 log = structlog.get_logger("framebus.store")
 
 SCHEMA = """
@@ -39,11 +41,23 @@ FILENAME = "results.sqlite"
 STEP_SQL = "INSERT INTO steps VALUES (?, ?, ?, ?, ?)"  # ts, node, episode_id, t, record
 
 
+class ResultsDbError(FramebusError):
+    """The run folder's results database cannot be used (damaged, or some other file by that name)."""
+
+
+def unusable(path: Path, exc: sqlite3.Error) -> ResultsDbError:
+    return ResultsDbError(f"{path} cannot be used as the run's results database: {exc}. Move it away to start "
+                          "the run over in this folder, or give another --out folder")
+
+
 def connect(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(path, timeout=30.0, isolation_level=None)  # autocommit; explicit transactions
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=NORMAL")
-    db.executescript(SCHEMA)
+    try:
+        db = sqlite3.connect(path, timeout=30.0, isolation_level=None)  # autocommit; explicit transactions
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.executescript(SCHEMA)
+    except sqlite3.DatabaseError as exc:  # "file is not a database", "database disk image is malformed"
+        raise unusable(path, exc) from None
     return db
 
 

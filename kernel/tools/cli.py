@@ -18,6 +18,7 @@ from rich.table import Table
 
 from kernel import launchfile
 from kernel.bus import logs, outlet
+from kernel.bus.resultsdb import ResultsDbError
 from kernel.launchfile import LaunchError
 from kernel.sdk.errors import FramebusError
 
@@ -92,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return handler(args)
-    except (LaunchError, PreflightFailed, FileNotFoundError) as exc:
+    except (LaunchError, PreflightFailed, ResultsDbError, FileNotFoundError) as exc:
         console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         return 2
     except BrokenPipeError:  # `launch export RUN | head`: the reader has seen enough

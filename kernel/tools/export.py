@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Iterator, TextIO
 
-from kernel.bus.resultsdb import FILENAME
+from kernel.bus.resultsdb import FILENAME, unusable
 
 
 def export(run_dir: Path, fmt: str, out: TextIO) -> int:
@@ -35,8 +35,11 @@ def episode_rows(run_dir: Path) -> Iterator[dict[str, Any]]:
         raise FileNotFoundError(f"{run_dir} has no {FILENAME}: is it a run folder?")
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
-        for eid, status, node, retries, metrics in db.execute(
-                "SELECT episode_id, status, node, retries, metrics FROM episodes ORDER BY idx, episode_id"):
+        try:
+            rows = db.execute("SELECT episode_id, status, node, retries, metrics FROM episodes ORDER BY idx, episode_id")
+        except sqlite3.DatabaseError as exc:
+            raise unusable(path, exc) from None
+        for eid, status, node, retries, metrics in rows:
             yield {"episode_id": eid, "status": status, "node": node, "retries": retries, **json.loads(metrics)}
     finally:
         db.close()

@@ -85,7 +85,10 @@ def load(run_dir: Path, *, need_summary: bool = True) -> RunData:
     summary_path = run_dir / "summary.json"
     if not summary_path.exists() and need_summary:
         raise SystemExit(f"launch report: {run_dir} has no summary.json (is it a run folder of `launch run`?)")
-    summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
+    try:
+        summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
+    except (ValueError, OSError) as exc:
+        raise SystemExit(f"launch report: {summary_path} cannot be read as a run's summary: {exc}") from None
     eps = _jsonl(run_dir / "episodes.jsonl")
     steps = {p.stem: _jsonl(p) for p in sorted((run_dir / "steps").glob("*.jsonl"))}
     try:
