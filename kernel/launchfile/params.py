@@ -54,9 +54,8 @@ def check_ports(lf: LaunchFile, nodes_y: list[Y], ports: Mapping[str, tuple[Sequ
     in ``ports`` (node id -> inputs, outputs): a typo is refused here, at its line, rather than by
     the kernel when the node starts."""
     for spec, y in zip(lf.nodes, nodes_y, strict=True):
-        inputs_y = y.get("inputs")
         for port, inp in spec.inputs.items():
-            port_y = inputs_y.value[port] if inputs_y is not None else y
+            port_y = y.value["inputs"].value[port]
             if spec.id in ports and port not in (declared_in := list(ports[spec.id][0])):
                 raise err(port_y, f"node '{spec.id}' ({spec.uses}) has no input '{port}'",
                           key=True, allowed=declared_in or ["none"], suggestion=closest(port, declared_in))

@@ -34,12 +34,11 @@ def episode_rows(run_dir: Path) -> Iterator[dict[str, Any]]:
     if not path.exists():
         raise FileNotFoundError(f"{run_dir} has no {FILENAME}: is it a run folder?")
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        try:
-            rows = db.execute("SELECT episode_id, status, node, retries, metrics FROM episodes ORDER BY idx, episode_id")
-        except sqlite3.DatabaseError as exc:
-            raise unusable(path, exc) from None
-        for eid, status, node, retries, metrics in rows:
+    try:  # rows are read as they are yielded: damage further in shows up mid-way
+        for eid, status, node, retries, metrics in db.execute(
+                "SELECT episode_id, status, node, retries, metrics FROM episodes ORDER BY idx, episode_id"):
             yield {"episode_id": eid, "status": status, "node": node, "retries": retries, **json.loads(metrics)}
+    except sqlite3.DatabaseError as exc:
+        raise unusable(path, exc) from None
     finally:
         db.close()

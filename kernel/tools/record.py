@@ -394,8 +394,6 @@ def read_recording(path: Path) -> Recording:
     recording at all raises RecordingError, naming the file and what is wrong with it."""
     try:
         return _read_recording(path)
-    except RecordingError:
-        raise
     except OSError as exc:
         raise RecordingError(f"{path}: cannot be read: {exc.strerror or exc}") from None
     except Exception as exc:  # the mcap reader's and our own decoding's errors alike
