@@ -60,10 +60,11 @@ def test_a_damaged_run_folder_is_refused_with_the_file_named(tmp_path):
     before any node starts; a summary.json that is no JSON stops `launch report` the same way."""
     out = tmp_path / "run"
     assert launch("run", "hello.yaml", "--episodes", "2", "--out", str(out)).returncode == 0
-    (out / "summary.json").write_text('{"status": "compl')
-    result = launch("report", str(out))
-    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
-    assert f"launch report: {out / 'summary.json'} cannot be read as a run's summary" in result.stderr
+    for damaged in ('{"status": "compl', '["status", "completed"]'):
+        (out / "summary.json").write_text(damaged)
+        result = launch("report", str(out))
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+        assert f"launch report: {out / 'summary.json'} cannot be read as a run's summary" in result.stderr
     (out / "results.sqlite").write_bytes(b"garbage" * 100)
     for args in (["run", "hello.yaml", "--episodes", "3", "--out", str(out)], ["export", str(out)]):
         result = launch(*args)

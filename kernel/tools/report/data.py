@@ -89,6 +89,9 @@ def load(run_dir: Path, *, need_summary: bool = True) -> RunData:
         summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
     except (ValueError, OSError) as exc:
         raise SystemExit(f"launch report: {summary_path} cannot be read as a run's summary: {exc}") from None
+    if not isinstance(summary, dict):
+        raise SystemExit(f"launch report: {summary_path} cannot be read as a run's summary: it holds a JSON "
+                         f"{type(summary).__name__}, not an object")
     eps = _jsonl(run_dir / "episodes.jsonl")
     steps = {p.stem: _jsonl(p) for p in sorted((run_dir / "steps").glob("*.jsonl"))}
     try:
