@@ -55,6 +55,13 @@ def test_paper_numbers_sit_beside_ours() -> None:
     assert capability.rows == [["this run", 5.0, 7.5], ["paper", 40.0, 30.0]] and capability.paper_rows == {1}
 
 
+def test_an_empty_mapping_or_list_is_a_line_of_the_overview_not_an_empty_table() -> None:
+    (bus,) = section_tables("bus", {"transport": "ipc", "curve_refused_by": {}, "errors": []})
+    assert bus.rows == [["transport", "ipc"], ["curve_refused_by", "none"], ["errors", "none"]]
+    overview, refused = section_tables("bus", {"transport": "tcp", "curve_refused_by": {"kernel": 3}})
+    assert refused.title == "bus: curve_refused_by" and refused.rows == [["this run", 3]]
+
+
 def test_report_of_a_recorded_run(recorded_run: Path, tmp_path: Path) -> None:
     result = launch("report", str(recorded_run), "--out", str(tmp_path / "r.html"))
     assert result.returncode == 0, result.stderr
@@ -69,6 +76,7 @@ def test_report_of_a_recorded_run(recorded_run: Path, tmp_path: Path) -> None:
     assert thumb.ndim == 3 and thumb.shape[1] > thumb.shape[0]  # the hello strip, scaled, is wider than tall
     assert re.search(r'class="act[^"]*">right</div>', html)  # the agent's action under its frame
     assert "env/obs -&gt; agent/obs" in html  # the run's wiring table, escaped
+    assert "was not recorded" not in html
 
 
 def test_report_without_a_recording(tmp_path: Path) -> None:
@@ -76,6 +84,7 @@ def test_report_without_a_recording(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     html = build(tmp_path / "run").read_text()
     assert "Episodes" in html and "ep00001" in html and "Episode strips" not in html
+    assert "No frames here: this run was not recorded. Run the launch file again with --record" in html
 
     # A sentence in a summary section (a paper's citation, say) wraps in its cell instead of
     # stretching the table past its card; short values stay on one line.

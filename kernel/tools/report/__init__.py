@@ -26,6 +26,10 @@ RUN_KEYS = {"run_id", "launch_file", "status", "reason", "started_at", "duration
             "metrics", "nodes", "stats", "run_dir"}
 MAX_EPISODE_ROWS = 200
 MAX_EPISODE_COLUMNS = 12
+# A run without a recording has no frames to show, and a page that silently lacks them looks broken.
+NOT_RECORDED = ("No frames here: this run was not recorded. Run the launch file again with --record (or with a "
+                "recorder node in it, docs/record.md) and the report shows each episode as a strip of its frames "
+                "with the agent's actions.")
 
 
 def _facts(summary: dict[str, Any], data: Any) -> list[tuple[str, str]]:
@@ -106,6 +110,7 @@ def build(run_dir: Path, out: Path | None = None, *, max_episodes: int = 12, max
         path, title=f"{summary.get('run_id', run_dir.name)}",
         summary={"status": summary.get("status", "?"), "reason": summary.get("reason", "")},
         facts=_facts(summary, data), headline=headline, sections=sections,
+        notes=[] if data.recordings else [NOT_RECORDED],
         plots=[(alt, data_url(png)) for alt, png in figures if png],
         episode_table=episode_table(data.episodes), galleries=cards, gallery_total=with_pictures,
         strips=rundata.strips(data, max_episodes=max_episodes, max_steps=max_steps),

@@ -69,9 +69,11 @@ def section_tables(name: str, data: Any) -> list[Table]:
     """Every table of one summary section, in the order a reader wants them."""
     if not isinstance(data, dict):
         return [Table(name, ["value"], [[data]])]
-    scalars = {k: v for k, v in data.items() if _scalar(v)}
-    mappings = {k: v for k, v in data.items() if isinstance(v, dict)}
-    lists = {k: v for k, v in data.items() if isinstance(v, list)}
+    # An empty mapping or list (nothing refused, no errors) is one line of the overview, not a table
+    # with a header and no cells.
+    scalars = {k: "none" if v in ({}, []) else v for k, v in data.items() if _scalar(v) or v in ({}, [])}
+    mappings = {k: v for k, v in data.items() if isinstance(v, dict) and v}
+    lists = {k: v for k, v in data.items() if isinstance(v, list) and v}
     tables: list[Table] = []
     baselines = [k for k, v in mappings.items() if _is_paper(k) and not isinstance(mappings.get(k[5:].lstrip("_")), dict)
                  and not _rows_of_rows(v)]
