@@ -28,8 +28,8 @@ MAX_EPISODE_ROWS = 200
 MAX_EPISODE_COLUMNS = 12
 # A run without a recording has no frames to show, and a page that silently lacks them looks broken.
 NOT_RECORDED = ("No frames here: this run was not recorded. Run the launch file again with --record (or with a "
-                "recorder node in it, docs/record.md) and the report shows each episode as a strip of its frames "
-                "with the agent's actions.")
+                "recorder node in it, docs/record.md) and the report shows each episode as a strip of its steps: "
+                "the recorded frame (or the observation's text) and the agent's action.")
 
 
 def _facts(summary: dict[str, Any], data: Any) -> list[tuple[str, str]]:
