@@ -97,6 +97,16 @@ def test_report_without_a_recording(tmp_path: Path) -> None:
     assert re.search(r'<td class="\s*">GPT-4V</td>', html)
 
 
+def test_a_screenshot_without_chromium_is_an_error_line_and_the_report_is_still_written(
+        recorded_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FRAMEBUS_CHROMIUM", str(tmp_path / "no-such-chromium"))
+    result = launch("report", str(recorded_run), "--out", str(tmp_path / "r.html"), "--screenshot", str(tmp_path / "r.png"))
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert f"no Chromium for the screenshot (FRAMEBUS_CHROMIUM={tmp_path / 'no-such-chromium'} does not exist)" \
+        in " ".join(result.stderr.split())  # the console wraps long lines
+    assert (tmp_path / "r.html").stat().st_size > 0 and not (tmp_path / "r.png").exists()
+
+
 @pytest.mark.skipif(chromium() is None, reason="no Chromium on this machine")
 def test_report_renders_in_chromium(recorded_run: Path, tmp_path: Path) -> None:
     pytest.importorskip("playwright")

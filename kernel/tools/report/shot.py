@@ -30,8 +30,11 @@ def screenshot(html: Path, png: Path, *, width: int = 1280, full_page: bool = Tr
     from playwright.sync_api import sync_playwright
 
     exe = chromium()
-    if exe is None:
-        raise RuntimeError("no Chromium found (install the chromium package, or set FRAMEBUS_CHROMIUM)")
+    if exe is None:  # FileNotFoundError: `launch` reports it as an error line (rc 2), not a traceback
+        wanted = os.environ.get("FRAMEBUS_CHROMIUM")
+        where = f"FRAMEBUS_CHROMIUM={wanted} does not exist" if wanted else "none in /usr/bin or on PATH"
+        raise FileNotFoundError(f"no Chromium for the screenshot ({where}): install the chromium package, "
+                                f"or set FRAMEBUS_CHROMIUM to its path; the report itself was written")
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
         try:
