@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # framebus setup: installs what a fresh Debian machine lacks, builds .venv, then runs what you ask.
 #
-#   bash setup.sh demo    set up, then run the demo graph
-#   bash setup.sh test    set up, then run the test suite (its exit code is pytest's)
-#   bash setup.sh         set up only
+#   bash setup.sh demo          set up, then run the demo graph
+#   bash setup.sh test          set up, then run every tier but soak, in parallel (the exit code is pytest's)
+#   bash setup.sh test --fast   set up, then run the unit tier only (seconds)
+#   bash setup.sh test --soak   set up, then run the soak tier only (long runs with thresholds)
+#   bash setup.sh               set up only
+# The tiers are in docs/testing.md; arguments after test (and --fast/--soak) go to pytest.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -114,10 +117,19 @@ case "${1:-}" in
         exec .venv/bin/launch run football_local.yaml --episodes 2 "$@" ;;
     test)
         shift
+        # The tests mostly wait on processes, so twice as many pytest-xdist workers as cores pays; the
+        # tests that share a model server, a Ray cluster or a module's heavy fixture stay on one worker
+        # (--dist loadgroup; tests/conftest.py names the groups).
+        workers=${FRAMEBUS_TEST_WORKERS:-$(( $(nproc) * 2 > 8 ? 8 : $(nproc) * 2 ))}
+        case "${1:-}" in
+            --fast) shift; what="the unit tier"; tier=(-m unit) ;;
+            --soak) shift; what="the soak tier, one test at a time"; tier=(-m soak) ;;
+            *) what="every tier but soak on $workers workers"; tier=(-m "not soak" -n "$workers" --dist loadgroup) ;;
+        esac
         log "checking the layers' import contracts (lint-imports; docs/architecture.md)"
         .venv/bin/lint-imports --no-cache || { log "an import breaks the layers' contracts (above)"; exit 1; }
-        log "running the tests"
-        exec .venv/bin/python -m pytest "$@" ;;
+        log "running the tests: $what (docs/testing.md)"
+        exec .venv/bin/python -m pytest "${tier[@]}" --durations=15 "$@" ;;
     "") log "ready: activate with 'source .venv/bin/activate', then 'launch ls'" ;;
     *) log "unknown command '$1'; use: demo, test, or nothing"; exit 2 ;;
 esac

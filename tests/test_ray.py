@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import LONG_HELLO, alive, launch, launch_bg, wait_until
+from tests.tiers import uses
 
 try:
     import ray  # noqa: F401
@@ -38,6 +39,7 @@ def _ray_pids() -> set[int]:
 
 
 @pytest.fixture
+@uses("cluster")
 def ray_env(monkeypatch: pytest.MonkeyPatch):
     """Ray settings for a small local instance; afterwards, no Ray process of ours may be left."""
     for key, value in RAY_ENV.items():
@@ -131,12 +133,15 @@ def test_a_request_that_finds_no_room_in_time_fails_the_run(tmp_path: Path, ray_
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     lf = _file(tmp_path, "  - id: env\n    resources: {num_cpus: 2}\n  - id: agent\n    resources: {num_cpus: 2}\n"
                          "  - id: judge\n    resources: {num_cpus: 0}\n")
-    monkeypatch.setenv("FRAMEBUS_RAY_PLACEMENT_TIMEOUT", "4")
+    # long enough for the nodes that fit to start their Ray workers on a loaded machine (a start alone
+    # took over 4 s with the suite running beside it), short enough not to wait long for the one that
+    # cannot be placed
+    monkeypatch.setenv("FRAMEBUS_RAY_PLACEMENT_TIMEOUT", "20")
     res = launch("run", str(lf), "--backend", "ray", "--json", "--out", str(tmp_path / "run"), cwd=tmp_path,
                  timeout=120)
     assert res.returncode == 1, res.stderr[-3000:]
     text = res.stderr.replace("\n", " ")
-    assert "Ray did not place node" in text and "within 4 s" in text and "it asks for {CPU 2}" in text
+    assert "Ray did not place and start node" in text and "within 20 s" in text and "it asks for {CPU 2}" in text
     summary = json.loads(res.stdout.strip().splitlines()[-1])
     assert summary["status"] == "failed"
     assert sorted(n["exit_code"] for n in summary["nodes"].values()).count(127) == 1

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import ROOT, launch_env
+from tests.tiers import uses
 
 SCRIPT = ROOT / "scripts" / "two_hosts.sh"
 
@@ -49,6 +50,7 @@ def _ray_left(ray_tmp: Path) -> list[int]:
 
 
 @pytest.fixture
+@uses("cluster")
 def hosts():
     """Hosts A and B with a Ray head and worker; afterwards no namespace, Ray process or link is left,
     whether the test passed or not."""
