@@ -452,7 +452,9 @@ class RaySupervisor(Supervisor):
             except asyncio.TimeoutError:
                 self.cluster.kill(actor)
                 demand = _resources(spec).demand() if spec.resources is not None else {"CPU": 1.0}
-                raise PlacementError(f"Ray did not place node {spec.id!r} within {PLACEMENT_TIMEOUT_S:g} s "
+                # the wait covers Ray's placing of the actor and the start of its worker process, which
+                # Ray does not tell apart: on a loaded machine a start alone can take seconds
+                raise PlacementError(f"Ray did not place and start node {spec.id!r} within {PLACEMENT_TIMEOUT_S:g} s "
                                      f"(FRAMEBUS_RAY_PLACEMENT_TIMEOUT): it asks for {describe(demand)}, and the "
                                      f"cluster has free now {describe(self.cluster.available(), demand)}") from None
             except RayError as exc:
