@@ -129,12 +129,16 @@ def _run(tmp_path: Path, tasks: list[dict[str, Any]], name: str) -> list[dict[st
             for _, r in sorted(((int(r["metrics"]["task_id"]), r) for r in records), key=lambda x: x[0])]
 
 
-def test_gold_sequences_score_one_and_perturbed_ones_zero(tmp_path: Path) -> None:
+def test_gold_sequences_score_one(tmp_path: Path) -> None:
     subset = _subset()
     gold = _run(tmp_path, subset, "gold")
     for task, m in zip(subset, gold):
         assert m["status"] == "completed" and m["success"] == 1.0 and m["failed_checks"] == [], (task["task_id"], m)
         assert m["steps"] == len(task["gold_actions"]), (task["task_id"], m)
+
+
+def test_perturbed_sequences_score_zero(tmp_path: Path) -> None:
+    subset = _subset()
     wrong = _run(tmp_path, [_perturb(t) for t in subset], "perturbed")
     for task, m in zip(subset, wrong):
         if (task["eval"]["reference_answers"] or {}).get("fuzzy_match") == "N/A":

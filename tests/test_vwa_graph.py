@@ -43,12 +43,16 @@ def run_graph(tmp_path: Path, config: dict[str, Any], name: str) -> dict[int, di
     return {int(r["metrics"]["task_id"]): r["metrics"] for r in records}
 
 
-def test_gold_actions_score_one_and_perturbed_ones_zero(tmp_path: Path) -> None:
+def _config() -> dict[str, Any]:
     config = yaml.safe_load(GOLD.read_text())
     env = next(n for n in config["nodes"] if n["id"] == "env")
     env["params"]["tasks"] = [str(SMOKE)]
     config["run"]["episodes"] = len(TASKS)
-    gold = run_graph(tmp_path, config, "gold")
+    return config
+
+
+def test_gold_actions_score_one(tmp_path: Path) -> None:
+    gold = run_graph(tmp_path, _config(), "gold")
     assert sorted(gold) == [t["task_id"] for t in TASKS]
     kinds = set()
     for task in TASKS:
@@ -64,11 +68,15 @@ def test_gold_actions_score_one_and_perturbed_ones_zero(tmp_path: Path) -> None:
     assert {"string_match", "url_match", "program_html", "page_image_query"} <= kinds
     assert gold[6]["graders"] == "vision=oracle:image-attributes"  # no vision model wired: the oracle, named
 
+
+def test_perturbed_actions_score_zero(tmp_path: Path) -> None:
+    config = _config()
     agent = next(n for n in config["nodes"] if n["id"] == "agent")
     agent["uses"] = "nodes.agent.baseline:ReplayAgent"
     agent["params"] = {"episodes": {f"ep{i:05d}": PERTURBED[t["task_id"]] for i, t in enumerate(TASKS)}}
     agent["inputs"]["obs"]["policy"] = "fifo"
     wrong = run_graph(tmp_path, config, "perturbed")
+    assert sorted(wrong) == [t["task_id"] for t in TASKS]
     for task in TASKS:
         m = wrong[task["task_id"]]
         assert m["success"] == 0.0, (task["task_id"], m)

@@ -182,6 +182,8 @@ def test_online_scores_every_round_and_revisions_override_only_the_files_they_na
     assert [p["label"] for p in cut["pictures"]] == ["target (ground truth)", "round 0: AES 100.0"], cut
     assert "round 1 (AES 0.0): the episode ended before this round" in cut["caption"], cut
 
+
+def test_online_gold_scores_100_in_every_round(tmp_path: Path) -> None:
     _, gold = run_graph(tmp_path, gold_config(mode="online", rounds=2), "online_gold")
     g = gold[0]["metrics"]
     assert (g["aes"], g["aes_round_0"], g["aes_round_1"], g["aes_round_2"]) == (100.0, 100.0, 100.0, 100.0), g
