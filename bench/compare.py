@@ -7,7 +7,8 @@ two values and B/A are printed, and the change is judged by the key's name:
 * higher is better: a name containing ``speedup``, ending in ``_per_s`` (a rate), or a name or
   enclosing key that is or ends with ``fps`` (``logic_fps.pong.no_draw``);
 * lower is better: a name ending in ``_ratio``, ``_ms``, ``_us`` or ``_s``, or with ``ms``/``us``/``s``
-  just before ``_per_`` (a cost per unit: ``bus_cpu_ms_per_step``);
+  just before ``_per_`` (a cost per unit: ``bus_cpu_ms_per_step``), or starting with ``growth_``
+  (memory a soak run gained: ``growth_kb_per_1k_episodes``);
 * anything else (counts, load averages, settings), and whatever lies under a key starting with
   ``target`` (goals, not measurements), is shown but never judged.
 
@@ -57,6 +58,8 @@ def _name_direction(name: str) -> Direction:
     if name.endswith("fps"):
         return "higher"
     if words[-1] in {"ratio", "ms", "us", "s"} and len(words) > 1:
+        return "lower"
+    if words[0] == "growth" and len(words) > 1:
         return "lower"
     if any(words[i] in {"ms", "us", "s"} and words[i + 1] == "per" for i in range(len(words) - 1)):
         return "lower"

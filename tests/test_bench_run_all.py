@@ -74,6 +74,7 @@ def test_direction_follows_the_key_names() -> None:
     assert direction("benches.scale.curve.1.speedup") == "higher"
     assert direction("benches.model.concurrency_speedup") == "higher"
     assert direction("benches.vmage.logic_fps.pong.no_draw") == "higher"  # from the enclosing key
+    assert direction("benches.soak.memory.rss.agent.growth_kb_per_1k_episodes") == "lower"
     assert direction("benches.grid.target_ratio") is None  # a goal, not a measurement
     assert direction("benches.grid.steps.bus") is None and direction("seconds") is None
 

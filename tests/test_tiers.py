@@ -62,6 +62,7 @@ def test_a_declared_helper_and_a_model_launch_file_raise_the_tier() -> None:
     assert c.found(_names_a_model_file_only)[0] == "unit"
 
 
+@pytest.mark.unit  # it reads the helpers' code, never runs them: a claim the guard holds it to
 def test_the_projects_own_code_is_followed_to_the_browser_it_starts() -> None:
     from nodes.browser.css.render import Renderer
 

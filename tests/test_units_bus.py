@@ -127,6 +127,23 @@ async def test_lockstep_deadline_gives_the_default_action():
     assert clock.timeouts == 1
 
 
+async def test_lockstep_waits_past_the_deadline_for_a_cut_off_agent_and_counts_the_stall():
+    """The deadline is for slow agents, not lost ones (tests/test_clock.py shows it with a frozen
+    process): while the kernel says an agent is cut off, its step waits, counted as a stall; once it
+    is heard from again it gets a fresh deadline, and its answer is taken."""
+    world = Inputs(["p1"])
+    cut = {"p1": True}
+    clock = Clock({"mode": "lockstep", "deadline": 0.05, "default_action": "noop"}, world.queue,
+                  lambda name: ["p1"], cut_off=lambda node: cut.get(node, False))
+    step = asyncio.ensure_future(clock.actions(0))
+    await asyncio.sleep(0.3)  # six deadlines
+    assert not step.done() and clock.timeouts == 0
+    cut["p1"] = False  # back: a fresh deadline, inside which it answers
+    world.act("p1", 0, "left")
+    assert await asyncio.wait_for(step, 2.0) == {"p1": "left"}
+    assert clock.stalls == 1 and clock.timeouts == 0
+
+
 async def test_lockstep_skips_answers_to_earlier_steps():
     world = Inputs(["p1"])
     clock = world.clock(mode="lockstep")
