@@ -184,3 +184,23 @@ def embedded_url():
     assert server.process is not None and server.process.returncode is not None  # nothing left behind
     loop.call_soon_threadsafe(loop.stop)
     thread.join(5)
+
+
+@pytest.fixture(scope="session")
+@uses("browser")
+def shared_chromium():
+    """One headless Chromium (Debian's, as the nodes use it) for every test of a worker that drives a
+    browser from the test itself, through Playwright's sync API. A test opens its own pages or
+    contexts, which keep their cookies and storage to themselves."""
+    from playwright.sync_api import sync_playwright
+
+    from kernel.tools.report.shot import CHROMIUM_ARGS, chromium
+
+    exe = chromium()
+    if exe is None:
+        pytest.skip("no Chromium on this machine")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+

@@ -17,7 +17,7 @@ from kernel.launchfile import LaunchError
 from kernel.tools import console as ui
 from kernel.tools.console.app import check_token
 from kernel.tools.console.hub import Hub, Page, find_frame, jpeg
-from kernel.tools.report.shot import CHROMIUM_ARGS, chromium
+from kernel.tools.report.shot import chromium
 from tests.helpers import launch, launch_bg, wait_until
 
 
@@ -140,13 +140,11 @@ def _stop(proc) -> None:
 
 
 @pytest.fixture
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+def browser(shared_chromium):
+    """The session's Chromium; what the test opened in it is closed after."""
+    yield shared_chromium
+    for context in shared_chromium.contexts:
+        context.close()
 
 
 def _sent(page, edge: str) -> int:

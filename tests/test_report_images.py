@@ -24,7 +24,7 @@ from kernel.sdk.media import read_sets, write_set
 from kernel.sdk.node import Node
 from kernel.tools.report import build
 from kernel.tools.report.gallery import BOX
-from kernel.tools.report.shot import CHROMIUM_ARGS, chromium
+from kernel.tools.report.shot import chromium
 from kernel.tools.report.tables import fmt
 from tests.helpers import ROOT, launch
 
@@ -148,20 +148,16 @@ def run_and_report(tmp_path: Path, launch_file: str, edit: Any, episodes: int) -
     return out, (out / "report.html").read_text()
 
 
-def side_by_side(report: Path) -> list[list[dict[str, float]]]:
+def side_by_side(browser, report: Path) -> list[list[dict[str, float]]]:
     """The boxes of each row's pictures as Chromium lays the report out."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(report.resolve().as_uri(), wait_until="load")
-            return page.evaluate("""() => [...document.querySelectorAll('section.pics .pictures')].map(
-                row => [...row.querySelectorAll('img')].map(img => {
-                    const b = img.getBoundingClientRect(); return {x: b.x, y: b.y, w: b.width, h: b.height}; }))""")
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(report.resolve().as_uri(), wait_until="load")
+        return page.evaluate("""() => [...document.querySelectorAll('section.pics .pictures')].map(
+            row => [...row.querySelectorAll('img')].map(img => {
+                const b = img.getBoundingClientRect(); return {x: b.x, y: b.y, w: b.width, h: b.height}; }))""")
+    finally:
+        page.context.close()
 
 
 def assert_beside(boxes: list[dict[str, float]], count: int) -> None:
@@ -177,7 +173,7 @@ def alike(a: np.ndarray, b: np.ndarray) -> float:
 
 @pytest.mark.skipif(chromium() is None, reason="no Chromium on this machine")
 @pytest.mark.timeout(480)
-def test_webui_gold_report_shows_each_generated_page_beside_its_target(tmp_path: Path) -> None:
+def test_webui_gold_report_shows_each_generated_page_beside_its_target(tmp_path: Path, shared_chromium) -> None:
     tasks = tmp_path / "tasks"
     shutil.copytree(ROOT / "nodes" / "browser" / "webui" / "tasks" / "form_login", tasks / "a_form_login")
     shutil.copytree(ROOT / "tests" / "data" / "webui" / "tea_counter", tasks / "b_tea_counter")  # no shots shipped
@@ -198,7 +194,7 @@ def test_webui_gold_report_shows_each_generated_page_beside_its_target(tmp_path:
             assert (target_alt, mine_alt) == (f"{eid}: target (ground truth)", f"{eid}: generated (the reply)")
             assert alike(target, mine) < 3  # the gold page looks like its target
         assert alike(pictures[0][0][2], pictures[-1][0][2]) > 0  # the interactions change the page
-    boxes = side_by_side(out / "report.html")
+    boxes = side_by_side(shared_chromium, out / "report.html")
     assert len(boxes) == 5
     for row in boxes:
         assert_beside(row, 2)
@@ -206,7 +202,7 @@ def test_webui_gold_report_shows_each_generated_page_beside_its_target(tmp_path:
 
 @pytest.mark.skipif(chromium() is None, reason="no Chromium on this machine")
 @pytest.mark.timeout(480)
-def test_css_scripted_report_shows_target_initial_and_final_side_by_side(tmp_path: Path) -> None:
+def test_css_scripted_report_shows_target_initial_and_final_side_by_side(tmp_path: Path, shared_chromium) -> None:
     out, html = run_and_report(tmp_path, "css_scripted.yaml", lambda config: None, 2)
     shown = cards(html)
     assert list(shown) == ["ep00000", "ep00001"]
@@ -219,5 +215,5 @@ def test_css_scripted_report_shows_target_initial_and_final_side_by_side(tmp_pat
         assert labels[0] == "target" and labels[1].startswith("initial (distance ") and labels[2].startswith("final")
         target, initial, final = (image for _, _, image in row)
         assert alike(final, target) < alike(initial, target)  # the fix shows
-    for row in side_by_side(out / "report.html"):
+    for row in side_by_side(shared_chromium, out / "report.html"):
         assert_beside(row, 3)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from kernel.tools.report.shot import CHROMIUM_ARGS, chromium
+from kernel.tools.report.shot import chromium
 from nodes.judge.vmage_elo import main
 from nodes.judge.vmage_elo_report import chosen_episodes, write_report
 from nodes.judge.vmage_runs import load_entrants
@@ -80,8 +80,8 @@ def strip_images(html: str, title: str) -> list[np.ndarray]:
 
 @pytest.mark.skipif(chromium() is None, reason="no Chromium on this machine")
 @pytest.mark.timeout(400)
-def test_elo_report_holds_the_json_numbers_and_real_frames_in_chromium(runs: tuple[Path, Path],
-                                                                        tmp_path: Path) -> None:
+def test_elo_report_holds_the_json_numbers_and_real_frames_in_chromium(runs: tuple[Path, Path], tmp_path: Path,
+                                                                        shared_chromium) -> None:
     pytest.importorskip("playwright")
     rand, scripted = runs
     html_path, png = tmp_path / "out" / "elo.html", tmp_path / "out" / "elo.png"
@@ -127,35 +127,31 @@ def test_elo_report_holds_the_json_numbers_and_real_frames_in_chromium(runs: tup
     shot = np.asarray(Image.open(png).convert("RGB"))
     assert shot.shape[1] == 1280 and shot.shape[0] > 1500
     assert len(np.unique(shot.reshape(-1, 3)[::97], axis=0)) > 50  # tables and frames, not a blank page
-    layout = laid_out(html_path)
+    layout = laid_out(shared_chromium, html_path)
     assert layout["pageWidth"] <= layout["viewport"], layout  # nothing pushes the page sideways
     assert layout["tableOverflow"] == 0, layout  # the ELO table fits its card: no column hidden behind a scroll
     assert layout["tableVisible"] and layout["tableRows"] == len(elo)
     assert layout["groups"] == 2 and layout["images"] >= 36 and layout["broken"] == 0, layout
 
 
-def laid_out(page_path: Path) -> dict[str, float]:
+def laid_out(browser, page_path: Path) -> dict[str, float]:
     """What Chromium makes of the page: its width, the ELO table's box, and the strip images loaded."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(page_path.resolve().as_uri(), wait_until="load")
-            return page.evaluate("""() => {
-                const box = document.querySelector('.tablebox');
-                const table = box.querySelector('table').getBoundingClientRect();
-                const imgs = [...document.querySelectorAll('section.group img')];
-                return {pageWidth: document.documentElement.scrollWidth, viewport: window.innerWidth,
-                        tableOverflow: box.scrollWidth - box.clientWidth,
-                        tableVisible: table.width > 600 && table.height > 100 && table.right <= window.innerWidth,
-                        tableRows: box.querySelectorAll('tr').length,
-                        groups: document.querySelectorAll('section.group').length, images: imgs.length,
-                        broken: imgs.filter(i => !i.complete || i.naturalWidth === 0).length};
-            }""")
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(page_path.resolve().as_uri(), wait_until="load")
+        return page.evaluate("""() => {
+            const box = document.querySelector('.tablebox');
+            const table = box.querySelector('table').getBoundingClientRect();
+            const imgs = [...document.querySelectorAll('section.group img')];
+            return {pageWidth: document.documentElement.scrollWidth, viewport: window.innerWidth,
+                    tableOverflow: box.scrollWidth - box.clientWidth,
+                    tableVisible: table.width > 600 && table.height > 100 && table.right <= window.innerWidth,
+                    tableRows: box.querySelectorAll('tr').length,
+                    groups: document.querySelectorAll('section.group').length, images: imgs.length,
+                    broken: imgs.filter(i => !i.complete || i.naturalWidth === 0).length};
+        }""")
+    finally:
+        page.context.close()
 
 
 def test_unrecorded_runs_still_get_the_tables_and_say_why_no_strips(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -364,3 +365,45 @@ def test_a_reused_page_keeps_nothing_of_the_page_before(judge, tmp_path, popup):
     reused, pages, found = judge.loop.run_until_complete(both())
     assert (reused, pages) == (not popup, 1)
     assert found == [0, 0, "", "", 0]
+
+
+def _chromium_browsers() -> list[int]:
+    """This process's Chromium browser processes (not their renderers or helpers), read from /proc."""
+    from tests.helpers import children_of
+
+    found = []
+    for pid in children_of(os.getpid()):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argv[0].endswith(b"chromium") and not any(a.startswith(b"--type=") for a in argv):
+            found.append(pid)
+    return found
+
+
+@needs_chromium
+def test_a_chromium_that_stops_answering_is_killed_and_the_folder_opens_in_a_fresh_one(tmp_path):
+    """Chromium is stopped from outside (SIGSTOP: starved, or hung, it answers nothing). Opening a
+    folder used to wait for ever for a context or tab; now, past the renderer's bound, that Chromium
+    and its driver are killed and the folder opens in a fresh one, and it scores as before."""
+    from tests.helpers import alive
+
+    async def run() -> tuple[Report, float, int, int]:
+        renderer = Renderer(settle_timeout_s=2.0, browser_timeout_s=6.0)
+        try:
+            first = await score_folder(renderer, load_task(TASK), TASK)
+            (stuck,) = _chromium_browsers()  # one, though scoring opened both folders at once
+            os.kill(stuck, signal.SIGSTOP)
+            started = asyncio.get_running_loop().time()
+            again = await score_folder(renderer, load_task(TASK), TASK)
+            took = asyncio.get_running_loop().time() - started
+            assert first.aes == again.aes == 100.0
+            return again, took, stuck, renderer.restarts
+        finally:
+            await renderer.close()
+
+    report, took, stuck, restarts = asyncio.run(run())
+    assert restarts == 1 and 6.0 <= took < 60, took
+    assert not alive(stuck), "the stuck Chromium was left behind"
+    assert _chromium_browsers() == []  # the fresh one closed with the renderer

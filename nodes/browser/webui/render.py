@@ -19,6 +19,12 @@ A slot whose page stopped answering (a script that never yields), or whose wipin
 instead, as is everything beyond ``pool`` idle slots. ``reuse_pages=False`` gives every folder a
 fresh context, as before.
 
+Why a stuck Chromium is killed: a browser that stops answering (starved, or stopped) leaves every
+Playwright call that has no timeout of its own (a new context or tab, a route, closing a context)
+waiting for ever, and the judge or environment with it. So opening a folder and closing a context
+are bounded (``browser_timeout_s``); past the bound the renderer kills that Chromium and its
+Playwright driver, and opens the folder again in a fresh one; a second failure is a RenderError.
+
 Why ``collect`` returns one JSON string: Playwright validates and converts an evaluation's result
 value by value, which cost more than the page's own work for a few hundred elements; a string
 crosses as one value and ``json.loads`` reads it at C speed. A generated page's ``outerHTML`` map,
@@ -37,6 +43,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+import psutil
 from playwright.async_api import Browser, BrowserContext, CDPSession, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
@@ -106,6 +113,11 @@ _WIPE_JS = """
 }
 """
 WIPE_TIMEOUT_S = 2.0  # how long parking a slot may take before the slot is closed instead
+# The longest opening a folder (context, tab, load, settling: seconds even on a loaded machine) may
+# take before the renderer takes its Chromium for stuck (see the module notes); closing a context
+# gets CLOSE_TIMEOUT_S, after which it is left to that judgement
+BROWSER_TIMEOUT_S = 60.0
+CLOSE_TIMEOUT_S = 10.0
 
 
 class RenderError(RuntimeError):
@@ -259,10 +271,16 @@ class PageFolder:
             release, self._release = self._release, None
             await release(self._slot, not self.hung)
             return
-        try:
-            await self.context.close()
-        except PlaywrightError:
-            pass
+        await _close_context(self.context)
+
+
+async def _close_context(context: BrowserContext) -> None:
+    """Close a context; a browser too stuck to answer is the renderer's to deal with (it is killed at
+    the next open that does not finish), not a reason to wait here for ever."""
+    try:
+        await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_S)
+    except (PlaywrightError, TimeoutError):
+        pass
 
 
 async def _accept(dialog: Any) -> None:
@@ -300,26 +318,77 @@ class Renderer:
 
     def __init__(self, executable: str = "/usr/bin/chromium", settle_timeout_s: float = 5.0,
                  quiet_ms: int = 30, step_timeout_ms: int = STEP_TIMEOUT_MS, reuse_pages: bool = True,
-                 pool: int = 2) -> None:
+                 pool: int = 2, browser_timeout_s: float = BROWSER_TIMEOUT_S) -> None:
         self.executable, self.settle_timeout_s, self.quiet_ms = executable, settle_timeout_s, quiet_ms
         self.step_timeout_ms = step_timeout_ms  # a loaded machine may need more than STEP_TIMEOUT_MS per step
         self.reuse_pages, self.pool = reuse_pages, pool
+        self.browser_timeout_s = browser_timeout_s
+        self.restarts = 0  # Chromiums killed for not answering
         self._pw: Playwright | None = None
+        self._driver: int | None = None  # the pid of Playwright's driver, Chromium's parent
         self._browser: Browser | None = None
         self._idle: list[_Slot] = []
         self._cdp: CDPSession | None = None  # the browser's own session: which windows exist
+        self._starting = asyncio.Lock()
+        self._generation = 0  # which Chromium this is: one more for each killed
 
     async def start(self) -> None:
-        if self._browser is not None:
-            return
-        if not os.access(self.executable, os.X_OK):
-            raise FileNotFoundError(f"Chromium not found at {self.executable}; install Debian's chromium")
-        self._pw = await async_playwright().start()
-        self._browser = await self._pw.chromium.launch(executable_path=self.executable, headless=True,
-                                                       args=CHROMIUM_ARGS)
+        """Launch Chromium once. Scoring opens its two folders at once, and both first opens call
+        this: without the lock each launched a Chromium of its own, and one was never closed."""
+        async with self._starting:
+            if self._browser is not None:
+                return
+            if not os.access(self.executable, os.X_OK):
+                raise FileNotFoundError(f"Chromium not found at {self.executable}; install Debian's chromium")
+            before = {p.pid for p in psutil.Process().children()}
+            self._pw = await async_playwright().start()
+            self._driver = next((p.pid for p in psutil.Process().children()
+                                 if p.pid not in before and _is_driver(p)), None)
+            self._browser = await self._pw.chromium.launch(executable_path=self.executable, headless=True,
+                                                           args=CHROMIUM_ARGS)
 
     async def open(self, folder: Path) -> PageFolder:
-        """``folder`` with its index.html loaded and settled, in a fresh or a wiped context."""
+        """``folder`` with its index.html loaded and settled, in a fresh or a wiped context; in a fresh
+        Chromium when the one it had stopped answering (see the module notes)."""
+        for _ in range(2):  # the second time in a fresh Chromium
+            generation = self._generation
+            try:
+                return await asyncio.wait_for(self._open(folder), self.browser_timeout_s)
+            except TimeoutError:
+                await self._kill(generation)
+        raise RenderError(f"Chromium did not open {folder} within {self.browser_timeout_s:g} s, "
+                          "twice (a fresh browser the second time)")
+
+    async def _kill(self, generation: int) -> None:
+        """Kill a Chromium that stopped answering, and its Playwright driver, and forget both and
+        their contexts; the next open starts afresh. Folders opened at once all time out on the same
+        Chromium: the first to get here kills it, the others find it gone (``generation``)."""
+        if generation != self._generation:
+            return
+        self._generation += 1
+        driver, pw = self._driver, self._pw
+        self._pw = self._browser = self._cdp = self._driver = None
+        self._idle.clear()
+        self.restarts += 1
+        if driver is not None:
+            try:
+                tree = psutil.Process(driver)
+                doomed = [tree, *tree.children(recursive=True)]
+            except psutil.NoSuchProcess:
+                doomed = []
+            for proc in doomed:
+                try:
+                    proc.kill()
+                except psutil.NoSuchProcess:
+                    pass
+            await asyncio.to_thread(psutil.wait_procs, doomed, 5)
+        if pw is not None:
+            try:
+                await asyncio.wait_for(pw.stop(), 5)
+            except (PlaywrightError, TimeoutError, OSError):
+                pass
+
+    async def _open(self, folder: Path) -> PageFolder:
         await self.start()
         assert self._browser is not None
         if self._idle:
@@ -350,10 +419,7 @@ class Renderer:
             else:
                 self._idle.append(slot)
                 return
-        try:
-            await slot.context.close()
-        except PlaywrightError:
-            pass
+        await _close_context(slot.context)
 
     async def _wipe(self, slot: _Slot) -> None:
         """Clear what the page left; PlaywrightError when the slot cannot be reused: its page is gone or
@@ -379,15 +445,22 @@ class Renderer:
 
     async def close(self) -> None:
         for slot in self._idle:
-            try:
-                await slot.context.close()
-            except PlaywrightError:
-                pass
+            await _close_context(slot.context)
         self._idle.clear()
         self._cdp = None
-        if self._browser is not None:
-            await self._browser.close()
-            self._browser = None
-        if self._pw is not None:
-            await self._pw.stop()
-            self._pw = None
+        try:
+            if self._browser is not None:
+                await asyncio.wait_for(self._browser.close(), self.browser_timeout_s)
+                self._browser = None
+            if self._pw is not None:
+                await asyncio.wait_for(self._pw.stop(), self.browser_timeout_s)
+                self._pw = None
+        except TimeoutError:
+            await self._kill(self._generation)
+
+
+def _is_driver(proc: psutil.Process) -> bool:
+    try:
+        return any("playwright" in part for part in proc.cmdline())
+    except psutil.Error:
+        return False
