@@ -12,6 +12,10 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 _classifier = Classifier()
 _guard = SpawnGuard()
+_TIER = pytest.StashKey[str]()  # what tier_of found
+_GROUP = pytest.StashKey[str]()  # the xdist group, or ""
+_STARTED = pytest.StashKey[list]()  # for the audit: what the test started, and each phase's time
+_TIMES = pytest.StashKey[dict]()
 #: FRAMEBUS_TIERS_AUDIT=FILE: one JSON line per test with its tier, its wall time and what it started
 _AUDIT = os.environ.get("FRAMEBUS_TIERS_AUDIT")
 
@@ -96,9 +100,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                       key=lambda i: (_FIRST.get(i.stash[_GROUP], 2), 0 if i.stash[_GROUP] else 1))
 
 
-_GROUP = pytest.StashKey[str]()
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """pytest-xdist's loadgroup carries a group in the test's id; should a pytest or xdist release stop
@@ -109,7 +110,6 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         if lost:
             raise pytest.UsageError(f"pytest-xdist dropped the loadgroup groups of {len(lost)} tests "
                                     f"(first: {lost[0]}); pin pytest and pytest-xdist to versions that keep them")
-_TIER = pytest.StashKey[str]()
 
 
 @pytest.hookimpl(wrapper=True)
@@ -156,8 +156,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     return report
 
 
-_STARTED = pytest.StashKey[list]()
-_TIMES = pytest.StashKey[dict]()
 
 
 class _QuietLog:
@@ -186,12 +184,13 @@ def embedded_url():
     thread.join(5)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 @uses("browser")
-def shared_chromium():
-    """One headless Chromium (Debian's, as the nodes use it) for every test of a worker that drives a
-    browser from the test itself, through Playwright's sync API. A test opens its own pages or
-    contexts, which keep their cookies and storage to themselves."""
+def sync_chromium():
+    """A headless Chromium (Debian's, as the nodes use it) for a test that drives a browser itself,
+    through Playwright's sync API. One per test, not per session: while the sync API is open it holds
+    the thread's event loop, and every asyncio test after it on that worker would fail with "cannot
+    be called from a running event loop"."""
     from playwright.sync_api import sync_playwright
 
     from kernel.tools.report.shot import CHROMIUM_ARGS, chromium
@@ -203,4 +202,3 @@ def shared_chromium():
         browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
-

@@ -140,11 +140,8 @@ def _stop(proc) -> None:
 
 
 @pytest.fixture
-def browser(shared_chromium):
-    """The session's Chromium; what the test opened in it is closed after."""
-    yield shared_chromium
-    for context in shared_chromium.contexts:
-        context.close()
+def browser(sync_chromium):
+    return sync_chromium  # the test's own Chromium (conftest.py), by the name these tests use
 
 
 def _sent(page, edge: str) -> int:

@@ -173,7 +173,7 @@ def alike(a: np.ndarray, b: np.ndarray) -> float:
 
 @pytest.mark.skipif(chromium() is None, reason="no Chromium on this machine")
 @pytest.mark.timeout(480)
-def test_webui_gold_report_shows_each_generated_page_beside_its_target(tmp_path: Path, shared_chromium) -> None:
+def test_webui_gold_report_shows_each_generated_page_beside_its_target(tmp_path: Path, sync_chromium) -> None:
     tasks = tmp_path / "tasks"
     shutil.copytree(ROOT / "nodes" / "browser" / "webui" / "tasks" / "form_login", tasks / "a_form_login")
     shutil.copytree(ROOT / "tests" / "data" / "webui" / "tea_counter", tasks / "b_tea_counter")  # no shots shipped
@@ -194,7 +194,7 @@ def test_webui_gold_report_shows_each_generated_page_beside_its_target(tmp_path:
             assert (target_alt, mine_alt) == (f"{eid}: target (ground truth)", f"{eid}: generated (the reply)")
             assert alike(target, mine) < 3  # the gold page looks like its target
         assert alike(pictures[0][0][2], pictures[-1][0][2]) > 0  # the interactions change the page
-    boxes = side_by_side(shared_chromium, out / "report.html")
+    boxes = side_by_side(sync_chromium, out / "report.html")
     assert len(boxes) == 5
     for row in boxes:
         assert_beside(row, 2)
@@ -202,7 +202,7 @@ def test_webui_gold_report_shows_each_generated_page_beside_its_target(tmp_path:
 
 @pytest.mark.skipif(chromium() is None, reason="no Chromium on this machine")
 @pytest.mark.timeout(480)
-def test_css_scripted_report_shows_target_initial_and_final_side_by_side(tmp_path: Path, shared_chromium) -> None:
+def test_css_scripted_report_shows_target_initial_and_final_side_by_side(tmp_path: Path, sync_chromium) -> None:
     out, html = run_and_report(tmp_path, "css_scripted.yaml", lambda config: None, 2)
     shown = cards(html)
     assert list(shown) == ["ep00000", "ep00001"]
@@ -215,5 +215,5 @@ def test_css_scripted_report_shows_target_initial_and_final_side_by_side(tmp_pat
         assert labels[0] == "target" and labels[1].startswith("initial (distance ") and labels[2].startswith("final")
         target, initial, final = (image for _, _, image in row)
         assert alike(final, target) < alike(initial, target)  # the fix shows
-    for row in side_by_side(shared_chromium, out / "report.html"):
+    for row in side_by_side(sync_chromium, out / "report.html"):
         assert_beside(row, 3)

@@ -81,7 +81,7 @@ def strip_images(html: str, title: str) -> list[np.ndarray]:
 @pytest.mark.skipif(chromium() is None, reason="no Chromium on this machine")
 @pytest.mark.timeout(400)
 def test_elo_report_holds_the_json_numbers_and_real_frames_in_chromium(runs: tuple[Path, Path], tmp_path: Path,
-                                                                        shared_chromium) -> None:
+                                                                        sync_chromium) -> None:
     pytest.importorskip("playwright")
     rand, scripted = runs
     html_path, png = tmp_path / "out" / "elo.html", tmp_path / "out" / "elo.png"
@@ -127,7 +127,7 @@ def test_elo_report_holds_the_json_numbers_and_real_frames_in_chromium(runs: tup
     shot = np.asarray(Image.open(png).convert("RGB"))
     assert shot.shape[1] == 1280 and shot.shape[0] > 1500
     assert len(np.unique(shot.reshape(-1, 3)[::97], axis=0)) > 50  # tables and frames, not a blank page
-    layout = laid_out(shared_chromium, html_path)
+    layout = laid_out(sync_chromium, html_path)
     assert layout["pageWidth"] <= layout["viewport"], layout  # nothing pushes the page sideways
     assert layout["tableOverflow"] == 0, layout  # the ELO table fits its card: no column hidden behind a scroll
     assert layout["tableVisible"] and layout["tableRows"] == len(elo)
