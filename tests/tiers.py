@@ -1,10 +1,15 @@
 """The suite's tiers, worked out from what a test uses, and the guard that keeps the `unit` tier honest.
 
-A test's tier is the heaviest thing it reaches: its own code, the helpers and fixtures it calls (read
-from their code objects, following helpers defined under tests/), and the launch files it names. Nobody
-tags a test by hand; a helper or fixture that starts something says so once, with ``@uses(...)``, or
-is a root below. A test that lands in `unit` and still starts a process fails (``SpawnGuard``), so a
-missed root shows up as a red test naming the command it started, never as a slow fast tier.
+A test's tier is the heaviest thing it reaches: its own code and the helpers and fixtures it calls,
+read from their code objects and followed through the tests' and the project's own functions and
+classes down to a root (``ROOTS``: subprocess, Playwright, Ray, ...); a test that runs processes and
+names a launch file serving the model is a model test. Nobody tags a test by hand; a helper or
+fixture that starts something the code does not name says so once, with ``@uses(...)``. A test that
+lands in `unit` and still starts a process fails (``SpawnGuard``), so a missed root shows up as a red
+test naming the command it started, never as a slow fast tier.
+
+It reads code, it does not run it, so it errs heavy: a name reached in a branch never taken still
+counts. `--tiers` shows each test's chain of names.
 
 `soak` is the one tier that is chosen, not found: a long run is a decision (``@pytest.mark.soak``).
 """

@@ -22,8 +22,9 @@ fresh context, as before.
 Why a stuck Chromium is killed: a browser that stops answering (starved, or stopped) leaves every
 Playwright call that has no timeout of its own (a new context or tab, a route, closing a context)
 waiting for ever, and the judge or environment with it. So opening a folder and closing a context
-are bounded (``browser_timeout_s``); past the bound the renderer kills that Chromium and its
-Playwright driver, and opens the folder again in a fresh one; a second failure is a RenderError.
+are bounded (``browser_timeout_s``); past the bound, or when a folder fails to load and the browser
+itself no longer answers, the renderer kills that Chromium and its Playwright driver and opens the
+folder again in a fresh one; a second failure is a RenderError.
 
 Why ``collect`` returns one JSON string: Playwright validates and converts an evaluation's result
 value by value, which cost more than the page's own work for a few hundred elements; a string
@@ -118,6 +119,10 @@ WIPE_TIMEOUT_S = 2.0  # how long parking a slot may take before the slot is clos
 # gets CLOSE_TIMEOUT_S, after which it is left to that judgement
 BROWSER_TIMEOUT_S = 60.0
 CLOSE_TIMEOUT_S = 10.0
+PROBE_TIMEOUT_S = 5.0  # how long a healthy Chromium may take to say its version, loaded machine and all
+# How long loading index.html may take to commit (the response served from the folder: no script of
+# the page runs before it, so only a busy machine makes it slow; settle_timeout_s bounds the rest)
+LOAD_TIMEOUT_S = 15.0
 
 
 class RenderError(RuntimeError):
@@ -211,7 +216,8 @@ class PageFolder:
         slot.owner, self.page = self, slot.page
         self.tracker.inflight.clear()
         try:
-            await self.page.goto(ORIGIN + "index.html", wait_until="commit", timeout=self.settle_timeout_s * 1000)
+            await self.page.goto(ORIGIN + "index.html", wait_until="commit",
+                                 timeout=max(self.settle_timeout_s, LOAD_TIMEOUT_S) * 1000)
         except PlaywrightError as err:
             self.hung = True
             raise RenderError(f"{self.root / 'index.html'} did not load: {str(err).splitlines()[0]}") from None
@@ -356,8 +362,28 @@ class Renderer:
                 return await asyncio.wait_for(self._open(folder), self.browser_timeout_s)
             except TimeoutError:
                 await self._kill(generation)
+            except RenderError:
+                # a folder that did not load: its own failure, unless the Chromium is what stopped
+                # (then a parked tab times out loading rather than hanging), or another open found
+                # this Chromium stuck and killed it under this one
+                if generation == self._generation:
+                    if await self._answers():
+                        raise
+                    await self._kill(generation)
         raise RenderError(f"Chromium did not open {folder} within {self.browser_timeout_s:g} s, "
                           "twice (a fresh browser the second time)")
+
+    async def _answers(self) -> bool:
+        """Whether this Chromium still answers at the browser level, which no page of its can stop."""
+        try:
+            if self._browser is None:
+                return False
+            if self._cdp is None:
+                self._cdp = await asyncio.wait_for(self._browser.new_browser_cdp_session(), PROBE_TIMEOUT_S)
+            await asyncio.wait_for(self._cdp.send("Browser.getVersion"), PROBE_TIMEOUT_S)
+            return True
+        except (TimeoutError, PlaywrightError):
+            return False
 
     async def _kill(self, generation: int) -> None:
         """Kill a Chromium that stopped answering, and its Playwright driver, and forget both and
