@@ -122,7 +122,7 @@ case "${1:-}" in
         # (--dist loadgroup; tests/conftest.py names the groups).
         workers=${FRAMEBUS_TEST_WORKERS:-$(( $(nproc) * 2 > 8 ? 8 : $(nproc) * 2 ))}
         case "${1:-}" in
-            --fast) shift; what="the unit tier"; tier=(-m unit) ;;
+            --fast) shift; what="the unit tier on $(nproc) workers"; tier=(-m unit -n "$(nproc)") ;;
             --soak) shift; what="the soak tier, one test at a time"; tier=(-m soak) ;;
             *) what="every tier but soak on $workers workers"; tier=(-m "not soak" -n "$workers" --dist loadgroup) ;;
         esac

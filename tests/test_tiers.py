@@ -53,6 +53,21 @@ def test_a_helper_chain_is_followed_to_what_starts_a_process() -> None:
     assert tier == "process" and why[:2] == ("_spawns", "subprocess"), why
 
 
+def _imports_the_harness_inside() -> None:
+    from kernel.sdk.testing import Harness
+
+    Harness()
+
+
+@pytest.mark.unit  # it reads the helper's code, never runs it: a claim the guard holds it to
+def test_an_import_inside_a_test_is_followed_whether_or_not_its_module_was_loaded(monkeypatch) -> None:
+    """Run alone, a file whose test imports the harness inside its body was classified `unit` (its
+    module was not in sys.modules yet) and failed at the guard; in the whole suite another file had
+    imported it, and the same test was `process`."""
+    monkeypatch.delitem(sys.modules, "kernel.sdk.testing", raising=False)
+    assert Classifier().found(_imports_the_harness_inside)[0] == "process"
+
+
 @pytest.mark.unit  # it reads the helpers' code, never runs them: a claim the guard holds it to
 def test_a_declared_helper_and_a_model_launch_file_raise_the_tier() -> None:
     c = Classifier()

@@ -17,6 +17,7 @@ counts. `--tiers` shows each test's chain of names.
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import multiprocessing.util
 import os
@@ -202,8 +203,10 @@ class Classifier:
         # an import inside the function names its module here ("playwright.sync_api"), and what it
         # takes from it beside it ("kernel.sdk.testing", "Harness")
         found += [(t, (name,)) for name in names if (t := _root_tier(name))]
+        found += [(t, (name, n)) for name in names if "." in name for n in names
+                  if (t := _root_tier(f"{name}.{n}"))]
         for name in names:
-            module = sys.modules.get(name) if "." in name or name in FOLLOWED else None
+            module = _module(name) if "." in name or name in FOLLOWED else None
             if module is not None:
                 found.append(_via(name, self.of_object(module, names)))
         for name in names:
@@ -238,6 +241,19 @@ class Classifier:
         if isinstance(value, functools.partial):
             return self.of_object(value.func, names)
         return UNIT
+
+
+def _module(name: str) -> types.ModuleType | None:
+    """The module a name in a test's code stands for. One of the project's own that nothing has
+    imported yet (a test imports it inside its body, and its file was collected alone) is imported
+    here: otherwise a test's tier would depend on which other files were collected with it."""
+    module = sys.modules.get(name)
+    if module is None and name.split(".")[0] in FOLLOWED:
+        try:
+            module = importlib.import_module(name)
+        except Exception:  # a name that only looks like a module (an attribute chain), or a broken one
+            return None
+    return module
 
 
 def _has(cell: types.CellType) -> bool:
