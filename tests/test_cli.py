@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import subprocess
 import textwrap
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.helpers import ROOT, launch
@@ -291,3 +294,13 @@ def test_preflight_stops_a_run_before_any_process_starts(tmp_path):
     assert "bad.yaml:5:11: nodes[0].uses: node 'agent': cannot load json:JSONDecoder" in res.stderr
     assert "Traceback" not in res.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_params_at_the_limit_reach_a_process_and_one_byte_more_would_not():
+    """MAX_PARAMS_BYTES is what Linux takes in the one environment string the params travel in."""
+    from kernel.launchfile.limits import MAX_PARAMS_BYTES, PARAMS_ENV
+
+    subprocess.run(["true"], env={PARAMS_ENV: "x" * MAX_PARAMS_BYTES}, check=True)
+    with pytest.raises(OSError) as err:
+        subprocess.run(["true"], env={PARAMS_ENV: "x" * (MAX_PARAMS_BYTES + 1)}, check=True)
+    assert err.value.errno == errno.E2BIG
