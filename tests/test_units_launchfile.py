@@ -23,6 +23,7 @@ from kernel.launchfile.replicas import expand_replicas
 from kernel.launchfile.tree import Y, compose, plain
 from kernel.launchfile.variables import substitute
 from kernel.sdk.node import Node, NodeParams
+from kernel.tools import cli
 from tests.helpers import launch
 
 
@@ -399,3 +400,11 @@ def test_a_nul_byte_names_the_included_file_and_its_line(tmp_path):
         load(main)
     assert (err.value.file, err.value.line, err.value.column) == (tmp_path / "part.yaml", 4, 18), str(err.value)
     assert "NUL byte" in err.value.message and "internal error" not in str(err.value)
+
+
+def test_ctl_step_out_of_range_is_a_usage_error_that_says_the_range(capsys):
+    for n in ("-3", "0", "1e23", str(2**70)):
+        with pytest.raises(SystemExit) as exit_:
+            cli.main(["ctl", "step", n])
+        assert exit_.value.code == 2, n
+        assert f"from 1 to {cli.MAX_STEP:,}, got '{n}'" in capsys.readouterr().err
