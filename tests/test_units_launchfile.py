@@ -5,6 +5,7 @@ plus ``launch describe`` through the real CLI."""
 from __future__ import annotations
 
 import shutil
+import sys
 import textwrap
 import time
 from pathlib import Path
@@ -23,7 +24,9 @@ from kernel.launchfile.replicas import expand_replicas
 from kernel.launchfile.tree import Y, compose, plain
 from kernel.launchfile.variables import substitute
 from kernel.sdk.node import Node, NodeParams
+from kernel.sdk.registry import load_node_class
 from kernel.tools import cli
+from kernel.tools.imports import bounded
 from tests.helpers import launch
 
 
@@ -408,3 +411,26 @@ def test_ctl_step_out_of_range_is_a_usage_error_that_says_the_range(capsys):
             cli.main(["ctl", "step", n])
         assert exit_.value.code == 2, n
         assert f"from 1 to {cli.MAX_STEP:,}, got '{n}'" in capsys.readouterr().err
+
+
+def uses_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> Path:
+    (tmp_path / "hostile_node.py").write_text(textwrap.dedent(body))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "hostile_node", raising=False)
+    return write(tmp_path / "g.yaml", "nodes:\n  - id: env\n    uses: hostile_node:Env\n")
+
+
+def test_a_uses_module_that_exits_on_import_is_named_at_its_line(tmp_path, monkeypatch):
+    path = uses_module(tmp_path, monkeypatch, "import sys\nsys.exit(3)\n")
+    with pytest.raises(LaunchError) as err:
+        load(path, node_class=load_node_class)
+    assert err.value.line == 3 and "hostile_node:Env: importing it called sys.exit(3)" in err.value.message
+
+
+def test_a_uses_module_that_sleeps_on_import_is_stopped_at_its_line(tmp_path, monkeypatch):
+    path = uses_module(tmp_path, monkeypatch, "import time\ntime.sleep(3600)\n")
+    started = time.monotonic()
+    with pytest.raises(LaunchError) as err:
+        load(path, node_class=bounded(load_node_class, 0.5))
+    assert time.monotonic() - started < 10
+    assert err.value.line == 3 and "took longer than 0.5 s" in err.value.message, str(err.value)

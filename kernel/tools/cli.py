@@ -140,13 +140,14 @@ def _load(args: argparse.Namespace, *, check: bool = False) -> launchfile.Launch
     if not check:
         return launchfile.load(launchfile.resolve_path(args.file), sets=args.sets, episodes=args.episodes)
     from kernel.sdk.registry import load_node_class
+    from kernel.tools.imports import bounded
     from kernel.tools.preflight import problems
 
     resources = None  # the local backend ignores resources:
     if args.backend == "ray":
         from kernel.tools.ray_backend import RayResources as resources
     lf = launchfile.load(launchfile.resolve_path(args.file), sets=args.sets, episodes=args.episodes,
-                         node_class=load_node_class, resources=resources)
+                         node_class=bounded(load_node_class), resources=resources)
     found = problems(lf)
     if found:
         raise PreflightFailed("\n".join(found))
