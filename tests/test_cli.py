@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import subprocess
 import textwrap
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.helpers import ROOT, launch
@@ -291,3 +294,30 @@ def test_preflight_stops_a_run_before_any_process_starts(tmp_path):
     assert "bad.yaml:5:11: nodes[0].uses: node 'agent': cannot load json:JSONDecoder" in res.stderr
     assert "Traceback" not in res.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_validate_refuses_hostile_launch_files_at_their_line_with_exit_2(tmp_path, monkeypatch):
+    """What issue 35 found: a YAML bomb hung validate, a NUL byte was an "internal error", and a
+    ``uses:`` module calling sys.exit on import ended validate silently with its exit code."""
+    monkeypatch.setenv("COLUMNS", "500")  # one error on one line
+    laughs = ["x-laughs:", "  - &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    laughs += [f"  - &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 9)]
+    (tmp_path / "bomb.yaml").write_text("\n".join(laughs) + "\nnodes:\n  - {id: env, cmd: 'true', params: {x: *l8}}\n")
+    (tmp_path / "nul.yaml").write_bytes(b"nodes:\n  - id: env\n    cmd: 'true'\n    params: {a: 1\x00}\n")
+    (tmp_path / "exits_on_import.py").write_text("import sys\nsys.exit(3)\n")  # found from cwd (python -m)
+    (tmp_path / "exits.yaml").write_text("nodes:\n  - id: env\n    uses: exits_on_import:Env\n")
+    for name, where, needle in (("bomb", "bomb.yaml:7:5", "200,000 values"), ("nul", "nul.yaml:4:18", "NUL byte"),
+                                ("exits", "exits.yaml:3:11", "importing it called sys.exit(3)")):
+        res = launch("validate", f"{name}.yaml", cwd=tmp_path, timeout=60)
+        assert res.returncode == 2, (name, res.returncode, res.stderr)
+        assert where in res.stderr and needle in res.stderr and "Traceback" not in res.stderr, res.stderr
+
+
+def test_params_at_the_limit_reach_a_process_and_one_byte_more_would_not():
+    """MAX_PARAMS_BYTES is what Linux takes in the one environment string the params travel in."""
+    from kernel.launchfile.limits import MAX_PARAMS_BYTES, PARAMS_ENV
+
+    subprocess.run(["true"], env={PARAMS_ENV: "x" * MAX_PARAMS_BYTES}, check=True)
+    with pytest.raises(OSError) as err:
+        subprocess.run(["true"], env={PARAMS_ENV: "x" * (MAX_PARAMS_BYTES + 1)}, check=True)
+    assert err.value.errno == errno.E2BIG

@@ -29,6 +29,7 @@ from kernel.bus.badtraffic import BadTraffic, truncated
 from kernel.bus.calls import Calls, current_traceparent, traceparent_var
 from kernel.bus.curve import CurveServer, NodeCurve
 from kernel.bus.inputs import InputQueue
+from kernel.bus.ipcpath import inbox_path
 from kernel.bus.links import RECORDS_DELAY_S, Links
 from kernel.bus.protocol import CREDIT, CTL, DATA, ERR, RELEASE, REP, REQ, Message
 from kernel.bus.reading import SocketReader
@@ -352,7 +353,7 @@ class NodeRuntime:
             self._inbox.bind(f"tcp://{self.tcp_host}:0")
         else:
             directory = self.inbox_dir or os.environ.get("FRAMEBUS_IPC_DIR", "/tmp")
-            self._inbox.bind(f"ipc://{directory}/{self.id}-{os.getpid()}.sock")
+            self._inbox.bind(f"ipc://{inbox_path(directory, self.id, os.getpid())}")
         self.inbox_endpoint = self._inbox.getsockopt_string(zmq.LAST_ENDPOINT)
         self.reader.watch(self._inbox, self._on_inbox, None)
 

@@ -8,7 +8,6 @@ import json
 import os
 import shutil
 import signal
-import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any, Awaitable, Callable
 from rich.console import Console
 
 from kernel.bus import outlet
+from kernel.bus.ipcpath import make_ipc_dir
 from kernel.bus.shm import remove_segments
 from kernel.graph import backends
 from kernel.graph.core import Kernel
@@ -25,8 +25,6 @@ from kernel.launchfile import LaunchFile
 
 READY_TIMEOUT_S = float(os.environ.get("FRAMEBUS_READY_TIMEOUT", "300"))
 EXIT_CODES = {"completed": 0, "failed": 1, "stopped": 0, "interrupted": 130, "timeout": 124}
-IPC_PARENT = Path("/tmp")  # short paths: an ipc socket path must fit in 107 bytes
-IPC_PREFIX = "fb-"
 
 Announce = Callable[[dict[str, Any], Path], Callable[[], None]]
 """Tells others that a run is up (``launch run`` passes kernel.tools.announce's, which `launch ctl`
@@ -47,7 +45,7 @@ async def open_graph(lf: LaunchFile, run_dir: Path, cleanup: contextlib.AsyncExi
     process needs to reach them (``launch run`` and the test harness alike); ``cleanup`` closes the
     kernel, then removes the ipc folder and the shared memory named after it."""
     (run_dir / "logs").mkdir(parents=True, exist_ok=True)
-    ipc_dir = Path(tempfile.mkdtemp(prefix=IPC_PREFIX, dir=IPC_PARENT))  # mode 0700
+    ipc_dir = make_ipc_dir()  # mode 0700
     cleanup.callback(remove_segments, ipc_dir.name)
     cleanup.callback(shutil.rmtree, ipc_dir, ignore_errors=True)
     tcp = lf.bus.transport == "tcp"

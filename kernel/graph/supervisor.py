@@ -8,7 +8,6 @@ Stopping escalates: a ``stop`` message, then SIGTERM to the node's process group
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import sys
@@ -24,6 +23,7 @@ from rich.text import Text
 from kernel.bus import outlet, results
 from kernel.bus.lifeline import die_with_parent
 from kernel.launchfile import NodeSpec
+from kernel.launchfile.limits import PARAMS_ENV, params_json
 
 log = structlog.get_logger("framebus.supervisor")
 
@@ -77,7 +77,7 @@ class Supervisor:
     async def _spawn(self, proc: Proc) -> None:
         spec = proc.spec
         env = {**self.env, **spec.env, **self.node_env.get(spec.id, {}), "FRAMEBUS_NODE_ID": spec.id,
-               "PYTHONUNBUFFERED": "1", "FRAMEBUS_PARAMS": json.dumps(spec.params, default=str)}
+               "PYTHONUNBUFFERED": "1", PARAMS_ENV: params_json(spec.params)}
         if spec.uses:
             env["FRAMEBUS_USES"] = spec.uses
         if spec.id in self.shipping:

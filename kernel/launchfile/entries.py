@@ -7,6 +7,7 @@ import shlex
 from dataclasses import replace
 from typing import NamedTuple
 
+from kernel.launchfile.limits import MAX_REPLICAS
 from kernel.launchfile.tree import ID_PATTERN, ID_RE, Y, check_keys, child_path, describe_value, err
 
 _GROUP_KEYS = ["group", "replicas", "nodes"]
@@ -34,8 +35,8 @@ def _normalise_group(entry: Y) -> None:
         raise err(name, f"invalid group name {name.value!r}; names match {ID_PATTERN}")
     replicas = entry.get("replicas")
     if replicas is not None and (not isinstance(replicas.value, int)
-                                 or isinstance(replicas.value, bool) or replicas.value < 1):
-        raise err(replicas, f"expected a whole number >= 1, got {describe_value(replicas.value)}")
+                                 or isinstance(replicas.value, bool) or not 1 <= replicas.value <= MAX_REPLICAS):
+        raise err(replicas, f"expected a whole number from 1 to {MAX_REPLICAS}, got {describe_value(replicas.value)}")
     members = entry.get("nodes")
     if members is None or not members.is_list or not members.value:
         raise err(members or entry, "a replica group needs a non-empty 'nodes' list",

@@ -10,20 +10,29 @@ from kernel.launchfile.entries import check_unique, index_entries, merge, normal
 from kernel.launchfile.errors import LaunchError, closest
 from kernel.launchfile.finding import find, known_names, yaml_files
 from kernel.launchfile.overrides import apply_set, parse_set
-from kernel.launchfile.tree import Y, check_keys, child_path, compose, err
+from kernel.launchfile.tree import Budget, Y, check_keys, child_path, compose, err
 from kernel.launchfile.variables import substitute
 
 _TOP_KEYS = ["name", "description", "bus", "include", "nodes", "run"]
 _INCLUDE_KEYS = ["file", "set"]
+MAX_READS = 256
+"""The most files one load reads, a file included twice counted twice: a few files that each
+include the next many times would otherwise be read millions of times."""
 
 
 @dataclass
 class Context:
     environ: Mapping[str, str]
     stack: list[Path] = field(default_factory=list)
+    budget: Budget = field(default_factory=Budget)  # the values built so far (tree.MAX_VALUES)
+    reads: int = 0
 
 
 def read(path: Path, ctx: Context, via: Y | None) -> Y:
+    ctx.reads += 1
+    if ctx.reads > MAX_READS and via is not None:
+        raise err(via, f"too many includes: a launch file may read at most {MAX_READS} files in all "
+                       "(one included several times counts each time)")
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -34,7 +43,7 @@ def read(path: Path, ctx: Context, via: Y | None) -> Y:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise LaunchError(f"cannot read launch file: {reason}", file=path) from None
 
-    root = compose(text, path)
+    root = compose(text, path, ctx.budget)
     if not root.is_map:
         raise err(root, "expected a mapping at the top level (with 'nodes', 'run', ...)",
                    path="")
@@ -88,19 +97,19 @@ def _read_include(item: Y, parent: Path, ctx: Context) -> Y:
     finally:
         ctx.stack.pop()
     if set_y is not None:
-        _apply_sets(included, set_y)
+        _apply_sets(included, set_y, ctx.budget)
     return included
 
 
-def _apply_sets(included: Y, set_y: Y) -> None:
+def _apply_sets(included: Y, set_y: Y, budget: Budget) -> None:
     """An include's ``set:`` (a mapping, or a list of KEY=VALUE), each pointing at where it was written."""
     if set_y.is_map:
         for key, value in set_y.value.items():
-            apply_set(included, Y(str(key), value.key_mark or value.mark, value.path), value)
+            apply_set(included, Y(str(key), value.key_mark or value.mark, value.path), value, budget)
     elif set_y.is_list:
         for item in set_y.value:
             if not isinstance(item.value, str):
                 raise err(item, "expected KEY=VALUE")
-            apply_set(included, *parse_set(item.value, item.mark, item.path))
+            apply_set(included, *parse_set(item.value, item.mark, item.path, budget), budget)
     else:
         raise err(set_y, "expected a mapping of KEY: VALUE overrides")

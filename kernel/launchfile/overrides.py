@@ -9,13 +9,14 @@ import yaml
 
 from kernel.launchfile.entries import index_entries
 from kernel.launchfile.errors import closest
-from kernel.launchfile.tree import NOWHERE, Mark, Y, child_path, err, wrap
+from kernel.launchfile.tree import NOWHERE, Budget, Mark, Y, child_path, count, err, load_value, wrap
 
 
-def apply_sets(root: Y, sets: Sequence[str]) -> None:
+def apply_sets(root: Y, sets: Sequence[str], budget: Budget | None = None) -> None:
     """The command line's ``--set`` overrides, in order (a later one wins)."""
+    budget = Budget() if budget is None else budget
     for text in sets:
-        apply_set(root, *parse_set(text))
+        apply_set(root, *parse_set(text, budget=budget), budget)
 
 
 def override_episodes(root: Y, episodes: int | None) -> None:
@@ -24,21 +25,21 @@ def override_episodes(root: Y, episodes: int | None) -> None:
         apply_set(root, Y("run.episodes", NOWHERE, "--episodes"), Y(episodes, NOWHERE, "--episodes"))
 
 
-def parse_set(text: str, mark: Mark = NOWHERE, path: str | None = None) -> tuple[Y, Y]:
+def parse_set(text: str, mark: Mark = NOWHERE, path: str | None = None, budget: Budget | None = None) -> tuple[Y, Y]:
     key, sep, raw = text.partition("=")
     key = key.strip()
     label = path if path is not None else f"--set {key}"
     if not sep or not key:
         raise err(Y(text, mark, label), f"expected KEY=VALUE, got {text!r}")
     try:
-        value = yaml.safe_load(raw)
+        value = load_value(raw, Y(text, mark, label), Budget() if budget is None else budget)
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc)
         raise err(Y(text, mark, label), f"cannot parse value {raw!r}: {problem}") from None
     return Y(key, mark, label), wrap(value, mark, label)
 
 
-def apply_set(root: Y, key_y: Y, value: Y) -> None:
+def apply_set(root: Y, key_y: Y, value: Y, budget: Budget | None = None) -> None:
     key: str = key_y.value
     parts = key.split(".")
     if len(parts) < 2 or not all(parts):
@@ -55,7 +56,10 @@ def apply_set(root: Y, key_y: Y, value: Y) -> None:
     if not targets:
         heads = list(dict.fromkeys([*(e.id for e in entries), *(e.base for e in entries), "run", "bus"]))
         raise err(key_y, f"unknown node '{head}'", allowed=heads, suggestion=closest(head, heads))
-    for node in targets:
+    budget = Budget() if budget is None else budget
+    size = count(value)
+    for node in targets:  # a copy each (every replica of a node is one): counted before it is made
+        budget.spend(size, key_y, f"setting {key!r} on node {node.value['id'].value!r}")
         _set_in(node, ["params", *rest], copy.deepcopy(value), key_y)
 
 

@@ -33,6 +33,9 @@ def check_params(lf: LaunchFile, nodes_y: list[Y], load_class: NodeClassLoader) 
             continue
         try:
             cls = load_class(spec.uses)
+        except SystemExit as exc:  # a module that exits when imported would end the check silently
+            raise err(y.value["uses"], f"node '{spec.id}': cannot load {spec.uses}: importing it called "
+                                       f"sys.exit({exc.code!r})") from None
         except Exception as exc:  # any import-time failure of user code, shown as its last line
             last = traceback.format_exception_only(type(exc), exc)[-1].strip()
             raise err(y.value["uses"], f"node '{spec.id}': cannot load {spec.uses}: {last}") from None

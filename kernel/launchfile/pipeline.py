@@ -18,12 +18,13 @@ from kernel.launchfile.entries import check_unique, index_entries
 from kernel.launchfile.errors import LaunchError
 from kernel.launchfile.finding import resolve_path
 from kernel.launchfile.includes import Context, read
+from kernel.launchfile.limits import check_process_limits
 from kernel.launchfile.overrides import apply_sets, override_episodes
 from kernel.launchfile.params import NodeClassLoader, check_params, check_resources
 from kernel.launchfile.replicas import expand_replicas
 from kernel.launchfile.schema import LaunchFile
 from kernel.launchfile.translate import translate
-from kernel.launchfile.tree import Y, plain
+from kernel.launchfile.tree import Budget, Y, plain
 
 
 def load(path: str | Path, *, sets: Sequence[str] = (), episodes: int | None = None,
@@ -38,15 +39,17 @@ def load(path: str | Path, *, sets: Sequence[str] = (), episodes: int | None = N
     environ = os.environ if environ is None else environ
     try:
         source = resolve_path(path, environ=environ)
-        root = read(source, Context(environ, [source.resolve()]), None)  # YAML, variables, entries, includes
-        expand_replicas(root)
-        apply_sets(root, sets)
+        budget = Budget()  # the values built, aliases expanded and copies counted (tree.MAX_VALUES)
+        root = read(source, Context(environ, [source.resolve()], budget), None)  # YAML, variables, entries, includes
+        expand_replicas(root, budget)
+        apply_sets(root, sets, budget)
         override_episodes(root, episodes)
         nodes_y = root.get("nodes")  # a list once there (entries.py), its entries the nodes of ``lf`` in order
         nodes = nodes_y.value if nodes_y is not None else []
         check_unique(index_entries(nodes))
         lf = _validate(root, source)
         lf.node_trees = {spec.id: y for spec, y in zip(lf.nodes, nodes, strict=True)}
+        check_process_limits(lf.nodes, nodes, source)
         check_references(lf, nodes)
         if node_class is not None:
             lf.parsed_params = check_params(lf, nodes, node_class)

@@ -8,14 +8,35 @@ from dataclasses import replace
 from typing import Any
 
 from kernel.launchfile.entries import is_group, parse_source
-from kernel.launchfile.tree import Y, child_path
+from kernel.launchfile.limits import MAX_NODES
+from kernel.launchfile.tree import Budget, Y, child_path, count, err
 
 
-def expand_replicas(root: Y) -> None:
+def expand_replicas(root: Y, budget: Budget | None = None) -> None:
     """Replace each replica group by its copies and rewire across the group border."""
     nodes = root.get("nodes")
     if nodes is not None and nodes.is_list:
+        _check_size(nodes.value, Budget() if budget is None else budget)
         nodes.value = _expand(nodes.value)
+
+
+def _check_size(entries: list[Y], budget: Budget) -> None:
+    """The copies fit, in nodes (``MAX_NODES``) and in values (``budget``), before any is made."""
+    total = 0
+    for entry in entries:
+        if not is_group(entry):
+            total += 1
+            continue
+        replicas_y = entry.get("replicas")
+        copies = replicas_y.value if replicas_y is not None else 1
+        members = entry.value["nodes"].value
+        total += copies * len(members)
+        at = replicas_y or entry.value["group"]
+        if total > MAX_NODES:
+            raise err(at, f"the graph would have {total:,} nodes or more with these copies; a graph may have at most "
+                          f"{MAX_NODES:,} nodes, replica copies included (each is a process)")
+        budget.spend((copies - 1) * sum(count(m) + 2 for m in members), at, f"{copies} copies of group "
+                     f"'{entry.value['group'].value}'")  # each copy also gets 'group' and 'replica'
 
 
 def _expand(entries: list[Y]) -> list[Y]:

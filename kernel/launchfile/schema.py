@@ -13,6 +13,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_valida
 
 from kernel.bus.inputs import Policy
 from kernel.launchfile.errors import LaunchError, closest
+from kernel.launchfile.limits import MAX_EPISODES
 from kernel.launchfile.tree import ID_PATTERN, child_path, err
 
 # A command's word or an environment value: YAML reads 8080 and true as a number and a bool, but a
@@ -153,7 +154,7 @@ class BusSpec(_Strict):
 
 
 class RunSpec(_Strict):
-    episodes: int | None = Field(default=None, ge=1)
+    episodes: int | None = Field(default=None, ge=1, le=MAX_EPISODES)
     seed: int = 0
     out: str | None = None
     timeout: float | None = Field(default=None, gt=0)

@@ -81,20 +81,134 @@ def _mark_of(mark: yaml.Mark | None, file: Path) -> Mark:
     return Mark(file, mark.line + 1, mark.column + 1)
 
 
-def compose(text: str, file: Path) -> Y:
-    loader = yaml.SafeLoader(text)
+MAX_VALUES = 200_000
+"""The most values (mappings, lists and scalars) one launch file may come to, counted as the loader
+builds it: its aliases expanded, its includes, replica copies and ``--set`` copies added. A file
+written by hand holds a few hundred; the bound stops a few lines of aliases (a "billion laughs")
+from taking minutes and gigabytes to expand."""
+
+
+@dataclass
+class Budget:
+    """The values one load has built so far, against :data:`MAX_VALUES`."""
+
+    limit: int = MAX_VALUES
+    used: int = 0
+
+    @property
+    def left(self) -> int:
+        return self.limit - self.used
+
+    def spend(self, count: int, at: Y, why: str) -> None:
+        """Count ``count`` more values (``why`` says where they come from), or refuse at ``at``."""
+        if count > self.left:
+            raise err(at, f"{why} would bring the file to more than {self.limit:,} values, the most a launch "
+                          "file may hold (aliases expanded; includes, replica copies and --set copies counted)")
+        self.used += count
+
+
+class TooBig(Exception):
+    """A YAML node that expands to more values than are left (``node``), or that contains itself."""
+
+    def __init__(self, node: yaml.Node, recursive: bool) -> None:
+        super().__init__()
+        self.node, self.recursive = node, recursive
+
+
+def expanded_size(node: yaml.Node, left: int) -> int:
+    """How many values ``node`` becomes once every alias in it is expanded, computed on the composed
+    graph (each anchor's size once, so a bomb costs no more than its text); a TooBig at the innermost
+    node that exceeds ``left``, or at one that contains itself through an alias."""
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+
+    def size(n: yaml.Node) -> int:
+        key = id(n)
+        if key in sizes:
+            return sizes[key]
+        if key in active:
+            raise TooBig(n, recursive=True)
+        active.add(key)
+        total = 1
+        if isinstance(n, yaml.MappingNode):
+            children = [c for pair in n.value for c in pair]  # a '<<' merge counts what it merges in
+        else:
+            children = n.value if isinstance(n, yaml.SequenceNode) else []
+        for child in children:
+            total += size(child)
+            if total > left:
+                raise TooBig(n, recursive=False)
+        active.discard(key)
+        sizes[key] = total
+        return total
+
+    return size(node)
+
+
+def compose(text: str, file: Path, budget: Budget | None = None) -> Y:
+    budget = Budget() if budget is None else budget
+    loader = None
     try:
+        loader = yaml.SafeLoader(text)
         node = loader.get_single_node()
         if node is None:
             raise LaunchError("the file is empty; expected a mapping with 'nodes'", file=file)
-        return _from_node(loader, node, file, "", None)
+        try:
+            count = expanded_size(node, budget.left)
+        except TooBig as big:
+            raise _too_big(big, Y(None, _mark_of(big.node.start_mark, file), ""), budget) from None
+        tree = _from_node(loader, node, file, "", None)
+        budget.used += count
+        return tree
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (a NUL byte): where it is
+        raise _bad_character(exc, text, file) from None
     except yaml.MarkedYAMLError as exc:
         mark = _mark_of(exc.problem_mark or exc.context_mark, file)
         raise err(Y(None, mark, ""), f"YAML syntax error: {exc.problem or exc.context or 'invalid YAML'}") from None
     except yaml.YAMLError as exc:
         raise LaunchError(f"YAML error: {exc}", file=file) from None
     finally:
+        if loader is not None:
+            loader.dispose()
+
+
+def _too_big(big: TooBig, at: Y, budget: Budget) -> LaunchError:
+    if big.recursive:
+        return err(at, "a recursive alias: this value contains itself (an alias inside its own anchor)")
+    return err(at, f"this value expands through its aliases past the {budget.limit:,} values a launch file may "
+                   "hold (aliases expanded; includes, replica copies and --set copies counted)")
+
+
+def _bad_character(exc: yaml.reader.ReaderError, text: str, file: Path) -> LaunchError:
+    position = max(0, min(exc.position, len(text)))
+    line = text.count("\n", 0, position) + 1
+    column = position - (text.rfind("\n", 0, position) + 1) + 1
+    code = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
+    what = "a NUL byte" if code == 0 else f"the control character #x{code:04x}"
+    return LaunchError(f"{what} is not allowed in a launch file (YAML takes printable text only)",
+                       file=file, line=line, column=column)
+
+
+def load_value(text: str, at: Y, budget: Budget) -> Any:
+    """One YAML value (a ``--set``'s), within ``budget``: refused at ``at`` when its aliases would
+    expand past what is left, so a value on the command line or in an include's ``set:`` is no bomb."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        try:
+            budget.spend(expanded_size(node, budget.left), at, "this value")
+        except TooBig as big:
+            raise _too_big(big, at, budget) from None
+        return loader.construct_document(node)
+    finally:
         loader.dispose()
+
+
+def count(y: Y) -> int:
+    """The values in a tree (itself included)."""
+    return sum(1 for _ in walk(y))
 
 
 def _from_node(loader: yaml.SafeLoader, node: yaml.Node, file: Path, path: str,

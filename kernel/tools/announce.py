@@ -29,8 +29,9 @@ from typing import Any, Callable
 
 from rich.console import Console
 
+from kernel.bus.ipcpath import IPC_PARENT, IPC_PREFIX
 from kernel.bus.shm import remove_segments
-from kernel.graph.runner import IPC_PARENT, IPC_PREFIX, Announce
+from kernel.graph.runner import Announce
 from kernel.launchfile import LaunchError
 
 LAUNCHER_FILE = "launcher.pid"

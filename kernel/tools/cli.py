@@ -62,7 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     p = sub.add_parser("ctl", help="steer a running graph")
     p.add_argument("action", choices=["pause", "resume", "step", "stop", "status"])
-    p.add_argument("n", nargs="?", type=int, default=1, help="steps for `step`")
+    p.add_argument("n", nargs="?", type=_step_count, default=1,
+                   help=f"steps for `step`: a whole number from 1 to {MAX_STEP:,}")
     p.add_argument("--run", help="run id, run folder or launch pid (default: the newest running graph)")
     p = sub.add_parser("ui", help="open the live console of a running graph (prints its address)")
     p.add_argument("run", nargs="?", help="run id, run folder or launch pid (default: the newest running graph)")
@@ -103,6 +104,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+MAX_STEP = 1_000_000_000
+"""The most steps one ``launch ctl step N`` lets happen: a count the clock can hold and the bus
+can carry; more than any run takes between two looks."""
+
+
+def _step_count(text: str) -> int:
+    """``N`` of ``launch ctl step N``: a usage error says the range (a negative count, 1e23, 2**70 are
+    no number of steps; the kernel would refuse the first, msgpack fail on the last)."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = None
+    if n is None or not 1 <= n <= MAX_STEP:
+        raise argparse.ArgumentTypeError(f"expected a whole number of steps from 1 to {MAX_STEP:,}, got {text!r}")
+    return n
+
+
 def _file_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="a launch file path, or the name of a bundled one (see `launch ls`)")
     p.add_argument("--set", dest="sets", action="append", default=[], metavar="NODE.PARAM=VALUE",
@@ -122,13 +140,14 @@ def _load(args: argparse.Namespace, *, check: bool = False) -> launchfile.Launch
     if not check:
         return launchfile.load(launchfile.resolve_path(args.file), sets=args.sets, episodes=args.episodes)
     from kernel.sdk.registry import load_node_class
+    from kernel.tools.imports import bounded
     from kernel.tools.preflight import problems
 
     resources = None  # the local backend ignores resources:
     if args.backend == "ray":
         from kernel.tools.ray_backend import RayResources as resources
     lf = launchfile.load(launchfile.resolve_path(args.file), sets=args.sets, episodes=args.episodes,
-                         node_class=load_node_class, resources=resources)
+                         node_class=bounded(load_node_class), resources=resources)
     found = problems(lf)
     if found:
         raise PreflightFailed("\n".join(found))
