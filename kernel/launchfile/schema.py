@@ -118,6 +118,9 @@ class NodeSpec(_Strict):
     placement: PlacementSpec | None = None  # where on a cluster; the local backend ignores it
     group: str | None = None
     replica: int | None = None
+    # A node that only watches the graph (the recorder of ``--record``, the console of ``--ui``): no
+    # judge, so an environment whose ``step`` only observers read ends its episodes itself.
+    observer: bool = False
 
 
 class CurveSpec(_Strict):
