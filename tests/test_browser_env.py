@@ -164,7 +164,7 @@ class LoopRuntime:
     def sources(self, input: str) -> list[str]:
         return ["agent"]
 
-    def readers(self, output: str) -> list[str]:
+    def readers(self, output: str, *, observers: bool = True) -> list[str]:
         return []
 
 

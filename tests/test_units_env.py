@@ -30,10 +30,12 @@ class FakeClock:
 class FakeRuntime:
     """What Node's API calls on ``self._rt``, kept in lists."""
 
-    def __init__(self, episodes: int, script: list[dict[str, Any]], readers: tuple[str, ...] = ()) -> None:
+    def __init__(self, episodes: int, script: list[dict[str, Any]], readers: tuple[str, ...] = (),
+                 observers: tuple[str, ...] = ()) -> None:
         self.clock = FakeClock(script)
         self.run = {"seed": 0}
         self.step_readers = list(readers)
+        self.observers = set(observers)  # as the kernel's welcome names them
         self.episodes = [{"id": f"ep{i}", "index": i, "seed": i} for i in range(episodes)]
         self.published: list[tuple[str, Any, int | None]] = []
         self.requests: list[tuple[str, str, Any]] = []
@@ -50,8 +52,9 @@ class FakeRuntime:
     def sources(self, input: str) -> list[str]:
         return ["agent"]
 
-    def readers(self, output: str) -> list[str]:
-        return self.step_readers if output == "step" else []
+    def readers(self, output: str, *, observers: bool = True) -> list[str]:
+        found = self.step_readers if output == "step" else []
+        return [r for r in found if observers or r not in self.observers]
 
     def bodies(self, output: str) -> list[Any]:
         return [b for o, b, _ in self.published if o == output]
@@ -81,11 +84,12 @@ class Walk(EnvNode):
         return StepResult(reward=float(self.x == 3), done=self.x == 3, info={"success": self.x == 3})
 
 
-async def play(script: list[Any], episodes: int = 1, readers: tuple[str, ...] = (), **params: Any) -> tuple[Walk, FakeRuntime]:
+async def play(script: list[Any], episodes: int = 1, readers: tuple[str, ...] = (), observers: tuple[str, ...] = (),
+               **params: Any) -> tuple[Walk, FakeRuntime]:
     env = Walk()
     env.id = "env"
     env.params = Walk.parse_params(params)
-    env._rt = rt = FakeRuntime(episodes, [{"agent": a} for a in script], readers)  # type: ignore[assignment]
+    env._rt = rt = FakeRuntime(episodes, [{"agent": a} for a in script], readers, observers)  # type: ignore[assignment]
     await env.setup()
     await env.run()
     return env, rt
@@ -110,6 +114,15 @@ async def test_with_a_judge_reading_step_the_env_leaves_the_ending_to_it():
     assert rt.bodies("step")[-1]["done"] and rt.ended() == []
     _, rt = await play(["right"] * 3, readers=("recorder",), judge=False)  # the param overrides the wiring
     assert len(rt.ended()) == 1
+
+
+async def test_observers_reading_step_are_no_judge_so_the_env_still_ends_its_episodes():
+    # the recorder of --record and the console of --ui read step; taken for a judge, they left every
+    # episode of a judge-less graph unended (0/3 after 30 s)
+    _, rt = await play(["right"] * 3, episodes=2, readers=("console", "recorder"), observers=("console", "recorder"))
+    assert [e["episode"] for e in rt.ended()] == ["ep0", "ep1"]
+    _, rt = await play(["right"] * 3, readers=("judge", "recorder"), observers=("recorder",))
+    assert rt.ended() == []  # a judge of the launch file still ends them
 
 
 @pytest.mark.parametrize("bad", ["jump", 7, {"move": "right"}, ["right"], b"right"])

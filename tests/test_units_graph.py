@@ -135,3 +135,30 @@ def test_float_totals_and_disagreeing_values_stay_per_node():
 def test_a_service_the_kernel_lacks_is_refused_with_the_ones_it_has():
     with pytest.raises(ValueError, match=r"no service 'nope'; it offers episode\.next, .*ctl\.stop, stats, status"):
         services.call(object(), "node", "nope", {})  # type: ignore[arg-type]
+
+
+async def test_the_welcome_names_the_readers_a_flag_added_to_watch_and_no_judge(tmp_path):
+    """--record and --ui add readers of every output; the kernel tells the environment which readers
+    those are, so that it does not take them for a judge that will end its episodes."""
+    from kernel.graph.core import Kernel
+    from kernel.launchfile import load
+    from kernel.tools.console import with_console
+    from kernel.tools.record import with_recorder
+
+    path = tmp_path / "g.yaml"
+    path.write_text("nodes:\n"
+                    "  - {id: env, uses: hello.env, inputs: {action: agent/action}}\n"
+                    "  - {id: agent, uses: hello.agent, inputs: {obs: env/obs}}\n"
+                    "  - {id: judge, uses: hello.judge, inputs: {step: env/step}}\n")
+
+    def welcome(lf):
+        kernel = Kernel(lf, tmp_path, "ipc:///nowhere")
+        try:
+            return kernel._welcome(lf.node("env"))
+        finally:
+            kernel.book.close()
+
+    watched = welcome(with_console(with_recorder(load(path)), 1, "t" * 16))
+    assert sorted(e[0] for e in watched["outputs"]["step"]) == ["console", "judge", "recorder"]
+    assert watched["observers"] == ["console", "recorder"]
+    assert welcome(load(path))["observers"] == []

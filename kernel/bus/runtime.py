@@ -82,6 +82,7 @@ class NodeRuntime:
         # process, or shipped to the kernel when it runs on another machine (kernel.bus.results; the
         # welcome's "results" says which). ``outbox`` may come before the welcome, with log lines.
         self.ships = False
+        self.observers: frozenset[str] = frozenset()  # readers that only watch (the welcome's)
         self.outbox = outbox
         self.own_dir: Path | None = None  # a shipping node's own folder, on its machine
         self._local_results: results_.LocalResults | None = None
@@ -146,8 +147,8 @@ class NodeRuntime:
         await self.links.take_credits(output, self._check_abandoned)
         self.links.send(output, body, step=step, max_bytes=self.max_bytes, traceparent=current_traceparent())
 
-    def readers(self, output: str) -> list[str]:
-        return list(self.links.out_dsts.get(output, ()))
+    def readers(self, output: str, *, observers: bool = True) -> list[str]:
+        return [dst for dst in self.links.out_dsts.get(output, ()) if observers or dst not in self.observers]
 
     def node_run_dir(self) -> Path | None:
         """The run folder as this node sees it: on another machine, a folder of its own there."""
@@ -335,6 +336,7 @@ class NodeRuntime:
                 node, output = src.split("/", 1)
                 self._in_routes.setdefault((node, output), []).append(name)
         self.clock = Clock(w.get("clock"), self.queue, self.sources, cut_off=self.cut_off)
+        self.observers = frozenset(w.get("observers") or ())
         run_tag = os.path.basename(os.environ.get("FRAMEBUS_IPC_DIR", "fb-local"))
         self.links.configure(w.get("outputs") or {}, f"{run_tag}-{self.id}-{os.getpid()}", w.get("rates"),
                              records=tuple(type(self.node).records),

@@ -331,6 +331,8 @@ class Kernel:
             "run": {"seed": self.lf.run.seed, "episodes": self.lf.run.episodes, "name": self.lf.name},
             "inputs": {name: i.model_dump() for name, i in spec.inputs.items()},
             "outputs": outputs,
+            "observers": sorted(dst for dst in {e[0] for edges in outputs.values() for e in edges}
+                                if self.lf.node(dst).observer),  # readers that are no judges (docs/protocol.md)
             "rates": rates,
             "peers": {n: [s.inbox, s.incarnation, s.features] for n, s in self.nodes.items()
                       if s.inbox and s.state != "failed"},

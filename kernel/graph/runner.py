@@ -26,6 +26,8 @@ from kernel.launchfile import LaunchFile
 READY_TIMEOUT_S = float(os.environ.get("FRAMEBUS_READY_TIMEOUT", "300"))
 EXIT_CODES = {"completed": 0, "failed": 1, "stopped": 0, "interrupted": 130, "timeout": 124}
 
+PRIVATE_UMASK = 0o077  # what a run creates: folders 0700, files 0600
+
 Announce = Callable[[dict[str, Any], Path], Callable[[], None]]
 """Tells others that a run is up (``launch run`` passes kernel.tools.announce's, which `launch ctl`
 reads): called with what a client needs to reach the kernel and with the run's ipc folder, once the
@@ -39,12 +41,22 @@ def default_out(lf: LaunchFile) -> Path:
     return Path("runs") / f"{stamp}-{lf.name}"
 
 
+def write_private(path: Path, text: str) -> None:
+    """Write ``path`` readable by its user alone, also where an older, more open one is replaced."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        os.fchmod(fd, 0o600)
+        f.write(text)
+
+
 async def open_graph(lf: LaunchFile, run_dir: Path, cleanup: contextlib.AsyncExitStack, *, trace: str | None,
                      keys: RunKeys | None) -> tuple[Kernel, Path, dict[str, str]]:
-    """A run folder, the run's ipc folder and its listening kernel, and the environment every node
-    process needs to reach them (``launch run`` and the test harness alike); ``cleanup`` closes the
-    kernel, then removes the ipc folder and the shared memory named after it."""
-    (run_dir / "logs").mkdir(parents=True, exist_ok=True)
+    """A run folder (the user's alone: 0700), the run's ipc folder and its listening kernel, and the
+    environment every node process needs to reach them (``launch run`` and the test harness alike);
+    ``cleanup`` closes the kernel, then removes the ipc folder and the shared memory named after it."""
+    for folder in (run_dir, run_dir / "logs"):
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        folder.chmod(0o700)
     ipc_dir = make_ipc_dir()  # mode 0700
     cleanup.callback(remove_segments, ipc_dir.name)
     cleanup.callback(shutil.rmtree, ipc_dir, ignore_errors=True)
@@ -73,10 +85,14 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
     lf = placement.lf
     loop = asyncio.get_running_loop()
     async with contextlib.AsyncExitStack() as cleanup:  # undone in reverse order, however far the run got
+        # A run folder is its user's alone (docs/console.md): results, logs, recordings, the resolved
+        # launch file. The umask covers every file the run makes, the node processes' too (they inherit
+        # it); open_graph's chmod, a folder an older run left more open.
+        cleanup.callback(os.umask, os.umask(PRIVATE_UMASK))
         cleanup.callback(placement.close)  # after the supervisor stopped every node: kill leftovers, leave
         run_dir = (out or default_out(lf)).resolve()
         kernel, ipc_dir, env = await open_graph(lf, run_dir, cleanup, trace=trace, keys=placement.keys)
-        (run_dir / "launch.yaml").write_text(lf.to_yaml())
+        write_private(run_dir / "launch.yaml", lf.to_yaml())
         run_id = run_dir.name
         if announce is not None:
             cleanup.callback(announce({"run_id": run_id, "run_dir": str(run_dir), "endpoint": kernel.endpoint,
@@ -147,5 +163,5 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
         "log_files": {"dropped_lines": outlet.dropped_file_lines(supervisor.log_files)},
         "run_dir": str(run_dir),
     }
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    write_private(run_dir / "summary.json", json.dumps(summary, indent=2, default=str) + "\n")
     return summary

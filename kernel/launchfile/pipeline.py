@@ -23,6 +23,7 @@ from kernel.launchfile.overrides import apply_sets, override_episodes
 from kernel.launchfile.params import NodeClassLoader, check_params, check_resources
 from kernel.launchfile.replicas import expand_replicas
 from kernel.launchfile.schema import LaunchFile
+from kernel.launchfile.secrets import REDACTED, redacted_at
 from kernel.launchfile.translate import translate
 from kernel.launchfile.tree import Budget, Y, plain
 
@@ -51,6 +52,7 @@ def load(path: str | Path, *, sets: Sequence[str] = (), episodes: int | None = N
         lf.node_trees = {spec.id: y for spec, y in zip(lf.nodes, nodes, strict=True)}
         check_process_limits(lf.nodes, nodes, source)
         check_references(lf, nodes)
+        check_not_redacted(lf)
         if node_class is not None:
             lf.parsed_params = check_params(lf, nodes, node_class)
         if resources is not None:
@@ -72,3 +74,18 @@ def _validate(root: Y, source: Path) -> LaunchFile:
         return LaunchFile.model_validate(data)
     except ValidationError as exc:
         raise translate(exc, root, LaunchFile) from None
+
+
+def check_not_redacted(lf: LaunchFile) -> None:
+    """A secret a run wrote redacted (a run folder's launch.yaml) is refused, named where it is: the
+    node would otherwise start with the placeholder as its token or key."""
+    for spec in lf.nodes:
+        for key in ("params", "env"):
+            found = redacted_at(getattr(spec, key))
+            if found is not None:
+                where = ".".join(map(str, (key, *found)))
+                again = f"--set {spec.id}.{'.'.join(map(str, found))}=VALUE, or " if key == "params" else ""
+                raise lf.error_at(spec.id, [key, *map(str, found)],
+                                  f"node '{spec.id}': {where} is {REDACTED!r}: a run writes secrets so in its "
+                                  f"launch.yaml; give the value again ({again}${{VAR}} in the file to take it "
+                                  "from the environment)")

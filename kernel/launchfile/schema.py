@@ -12,6 +12,7 @@ import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from kernel.bus.inputs import Policy
+from kernel.launchfile.secrets import declared_secrets, redact
 from kernel.launchfile.errors import LaunchError, closest
 from kernel.launchfile.limits import MAX_EPISODES
 from kernel.launchfile.tree import ID_PATTERN, child_path, err
@@ -119,6 +120,9 @@ class NodeSpec(_Strict):
     placement: PlacementSpec | None = None  # where on a cluster; the local backend ignores it
     group: str | None = None
     replica: int | None = None
+    # A node that only watches the graph (the recorder of ``--record``, the console of ``--ui``): no
+    # judge, so an environment whose ``step`` only observers read ends its episodes itself.
+    observer: bool = False
 
 
 class CurveSpec(_Strict):
@@ -215,13 +219,23 @@ class LaunchFile(_Strict):
         return out
 
     def to_yaml(self) -> str:
-        """Write the resolved file so a run can be reproduced without its includes."""
+        """Write the resolved file so a run can be reproduced without its includes; its secrets
+        (kernel.launchfile.secrets) written redacted, since the file is kept beside the results."""
         doc = self.model_dump(exclude={"source"})
         if not self.description:
             del doc["description"]
-        doc["nodes"] = [node_doc(n) for n in self.nodes]
+        doc["nodes"] = [self._redacted(node_doc(n)) for n in self.nodes]
         return yaml.safe_dump(escape_vars(doc), sort_keys=False, allow_unicode=True,
                               default_flow_style=False)
+
+
+    def _redacted(self, doc: dict[str, Any]) -> dict[str, Any]:
+        parsed = self.parsed_params.get(doc["id"])
+        declared = declared_secrets(type(parsed)) if isinstance(parsed, BaseModel) else set()
+        for key in ("params", "env"):
+            if key in doc:
+                doc[key] = redact(doc[key], declared if key == "params" else set())
+        return doc
 
 
 def node_doc(spec: NodeSpec) -> dict[str, Any]:

@@ -14,7 +14,8 @@ game does, Gymnasium-style::
 The base publishes ``obs`` (with ``env``, ``episode``, ``t`` and, when ``frames`` is on, the
 frame from ``render()``), waits for the actions through the clock, checks them against the
 observation's ``actions``, handles stop requests and invalid steps, publishes ``step`` always,
-and ends the episode itself when no judge will (``judge`` param, by default: ``step`` unread).
+and ends the episode itself when no judge will (``judge`` param, by default: ``step`` read by no
+node but observers, the recorder and console the kernel adds for ``--record`` and ``--ui``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,14 @@ import kernel.sdk.spaces as decl
 from kernel.sdk.env_wrappers import FrameResize, TextOnly, TimeLimit, Wrapper
 from kernel.sdk.node import Episode, Node, NodeParams, service
 
-__all__ = ["EnvNode", "EnvParams", "Observation", "StepRecord", "StepResult"]
+__all__ = ["EnvNode", "EnvParams", "Observation", "StepRecord", "StepResult", "judge_ends_episodes"]
+
+
+def judge_ends_episodes(param: bool | None, step_readers: list[str]) -> bool:
+    """Whether a judge ends the episodes: as the ``judge`` param says, else when a node other than an
+    observer reads ``step``. A recorder or console must not count: taken for a judge, it left every
+    episode of a judge-less graph unended (``launch run --record`` failed it, 0/N after 30 s)."""
+    return param if param is not None else bool(step_readers)
 
 
 class Observation(TypedDict, total=False):
@@ -73,7 +81,8 @@ class EnvParams(NodeParams):
     frame_size: tuple[int, int] | None = Field(None, description="resize frames to [width, height] (nearest pixel)")
     max_steps: int | None = Field(None, gt=0, description="decisions per episode at most; the last is done "
                                                           "with info.truncated (none: the game's own end)")
-    judge: bool | None = Field(None, description="whether a judge ends the episodes (default: when step is read)")
+    judge: bool | None = Field(None, description="whether a judge ends the episodes (default: when a node other "
+                                                    "than an observer, the recorder or console, reads step)")
 
 
 class EnvNode(Node):
@@ -155,7 +164,7 @@ class EnvNode(Node):
     async def run(self) -> None:
         self._wrappers = self.wrappers()
         renders = all(w.renders for w in self._wrappers)
-        judged = self.params.judge if self.params.judge is not None else bool(self.readers("step"))
+        judged = judge_ends_episodes(self.params.judge, self.readers("step", observers=False))
         while (episode := await self.next_episode()) is not None:
             await self.reset(episode)
             last = await self._play(episode, renders)

@@ -271,9 +271,11 @@ class Node:
         """The node ids wired into an input (e.g. the agents an environment waits for)."""
         return self._rt.sources(input)
 
-    def readers(self, output: str) -> list[str]:
-        """The node ids wired to read an output (e.g. whether a judge will end the episodes)."""
-        return self._rt.readers(output)
+    def readers(self, output: str, *, observers: bool = True) -> list[str]:
+        """The node ids wired to read an output; without ``observers``, only those the launch file
+        put there to act on it: the nodes a flag added to watch (the recorder, the console) are left
+        out, so that watching a graph never changes what it does (e.g. who ends the episodes)."""
+        return self._rt.readers(output, observers=observers)
 
 
 def _eid(episode: Episode | str) -> str:

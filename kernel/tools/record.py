@@ -337,7 +337,7 @@ def with_recorder(lf: LaunchFile, *, node_id: str = "recorder", policy: str = "b
         return lf
     spec = NodeSpec(id=rewrite.free_id(lf, node_id), uses=RECORDER_USES, params=dict(params or {}),
                     inputs={"bus": InputSpec(sources=sources, policy=policy, size=size)},  # type: ignore[arg-type]
-                    restart=RestartSpec(policy="on-failure"))
+                    restart=RestartSpec(policy="on-failure"), observer=True)
     return rewrite.add_node(lf, spec)
 
 

@@ -303,7 +303,7 @@ class BrowserEnv(EnvNode):
         the agent races through short episodes), the next episode waits for a page.release instead
         of closing a final page nobody has read yet. Where no judge releases pages (none reads
         ``step``, or one with ``release: false``), one wait in vain ends the waiting."""
-        if not self.readers("step") or self.params.judge_wait_s <= 0:
+        if not self.readers("step", observers=False) or self.params.judge_wait_s <= 0:
             return
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.params.judge_wait_s

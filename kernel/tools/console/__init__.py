@@ -124,5 +124,5 @@ def with_console(lf: LaunchFile, port: int, token: str, *, node_id: str = "conso
     params: dict[str, Any] = {"port": port, "token": token, "sources": sources, "humans": humans}
     spec = NodeSpec(id=rewrite.free_id(lf, node_id), uses=CONSOLE_USES, params=params,
                     inputs=inputs,  # type: ignore[arg-type]
-                    restart=RestartSpec(policy="on-failure"))
+                    restart=RestartSpec(policy="on-failure"), observer=True)
     return rewrite.add_node(lf, spec)

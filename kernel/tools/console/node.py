@@ -15,7 +15,8 @@ from kernel.tools.console import input_name
 
 class ConsoleParams(NodeParams):
     port: int = Field(ge=0, le=65535, description="the loopback port of the page")
-    token: str = Field(min_length=16, description="the secret every request and socket must carry")
+    token: str = Field(min_length=16, description="the secret every request and socket must carry",
+                       json_schema_extra={"secret": True})  # written redacted in the run's launch.yaml
     sources: list[str] = Field(default_factory=list, description="node/output read by inputs in0, in1, ...")
     humans: list[str] = Field(default_factory=list, description="the agent.web nodes a page may act for")
     fps: float = Field(default=8.0, gt=0, le=60, description="most frames a second sent per environment")

@@ -32,7 +32,7 @@ import numpy as np
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 import kernel.sdk.spaces as decl
-from kernel.sdk.env import EnvNode, EnvParams, StepResult
+from kernel.sdk.env import EnvNode, EnvParams, StepResult, judge_ends_episodes
 from kernel.sdk.node import Episode, service
 from nodes.game.gym import spaces as sp
 from nodes.game.gym.moves import IdleParam, Moves
@@ -159,7 +159,7 @@ class PettingZooEnv(EnvNode):
     # -- the loop -------------------------------------------------------------------------------------
     async def run(self) -> None:
         self._wrappers = self.wrappers()
-        judged = self.params.judge if self.params.judge is not None else bool(self.readers("step"))
+        judged = judge_ends_episodes(self.params.judge, self.readers("step", observers=False))
         while (episode := await self.next_episode()) is not None:
             seed = episode.seed if self.params.seed is None else self.params.seed + episode.index
             self.rng = np.random.default_rng(seed)
