@@ -8,6 +8,11 @@ The book itself keeps only what the launcher needs to go on: counts, metric sums
 summary.json), a bitmap of the ended episodes, the episodes in flight and the last few records.
 A run of a million episodes costs the launcher about as much memory as a run of a thousand; the
 store has every record.
+
+A run counts and averages only the episodes of its own deal: ``ep00000`` up to its last index
+(every ``epNNNNN`` when it has no end). Records in the folder outside it (a previous run of the same
+folder with more episodes, an id the kernel never deals) stay in the store but are neither counted,
+nor averaged, nor skipped as played; ``outside`` says how many there were.
 """
 
 from __future__ import annotations
@@ -42,6 +47,12 @@ class Bitmap:
         self._bits[byte] |= 1 << (index & 7)
 
 
+def in_deal(eid: Any, total: int | None) -> bool:
+    """Whether ``eid`` is one of the ids a run of ``total`` episodes deals (None: no end)."""
+    index = episode_index(eid) if isinstance(eid, str) else None
+    return index is not None and (total is None or index < total)
+
+
 class EpisodeBook:
     def __init__(self, total: int | None, seed: int, run_dir: Path, max_retries: int = 2) -> None:
         self.total = total
@@ -63,8 +74,12 @@ class EpisodeBook:
         """Where a caller in the launch process picks what a dealt episode plays (GraphEnv's
         ``reset(seed=...)``): the dealt index -> the index (and so the seed) the environment is
         given. The id stays the dealt one, so the book's bookkeeping is unchanged."""
+        self.outside = 0  # ended records in the folder that this run's deal does not cover
         for rec in self.store.each_ended():  # with what episodes.jsonl had and the database lacked
-            self._count(rec)
+            if in_deal(rec["episode_id"], total):
+                self._count(rec)
+            else:
+                self.outside += 1
         self.resumed = self.ended_count
 
     @staticmethod
@@ -120,10 +135,10 @@ class EpisodeBook:
         self.store.end(rec, index)
 
     def _count(self, rec: dict[str, Any]) -> None:
-        """Fold one ended record into the aggregates, and keep it among the recent ones."""
+        """Fold one ended record of this run's deal into the aggregates, and keep it among the recent ones."""
         eid = rec["episode_id"]
         index = episode_index(eid)
-        if index is not None:  # else a foreign id in an old run folder: counted, but it cannot be dealt anyway
+        if index is not None:
             self._ended.add(index)
         self.ended_count += 1
         self._statuses[rec["status"]] += 1

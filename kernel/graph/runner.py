@@ -100,7 +100,12 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
         cleanup.push_async_callback(supervisor.stop_all, kernel.stop_nodes)
         started_at = time.time()
         if kernel.book.resumed:
-            console.print(f"resuming {run_dir}: {kernel.book.resumed} episode(s) already ended are skipped")
+            console.print(f"resuming {run_dir}: {kernel.book.resumed} episode(s) already ended are skipped",
+                          highlight=False, soft_wrap=True)
+        if kernel.book.outside:
+            console.print(f"{run_dir} holds {kernel.book.outside} ended episode(s) outside this run's deal "
+                          f"({deal_span(lf.run.episodes)}): they are kept, but neither counted nor averaged",
+                          highlight=False, soft_wrap=True)
         await supervisor.start_all()
         ready = asyncio.ensure_future(kernel.ready_event.wait())
         await asyncio.wait({ready, kernel.finished}, timeout=READY_TIMEOUT_S, return_when=asyncio.FIRST_COMPLETED)
@@ -135,6 +140,8 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
         "duration_s": round(time.time() - started_at, 3),
         "episodes": kernel.book.counts(),
         "resumed_episodes": kernel.book.resumed,
+        "deal": {"episodes": lf.run.episodes, "ids": deal_span(lf.run.episodes),
+                 "outside": kernel.book.outside},  # what the counts and means cover
         "metrics": kernel.book.summary_metrics(),
         "bus": kernel.bus_facts(),
         "nodes": {n: {"state": s.state, **supervisor.where(n), "restarts": supervisor.procs[n].restarts,
@@ -151,3 +158,9 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
     }
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
     return summary
+
+
+def deal_span(total: int | None) -> str:
+    """The ids a run of ``total`` episodes deals, in words."""
+    return f"ep00000..ep{total - 1:05d}" if total else "ep00000, ep00001, ... (no end)"
+

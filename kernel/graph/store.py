@@ -11,6 +11,10 @@ kernel acknowledges an ended episode once its line is in ``episodes.jsonl`` (``e
 it before the reply), so a launcher killed before the thread committed loses nothing acknowledged:
 opening the store takes back every mirrored episode the database lacks.
 
+A line of ``episodes.jsonl`` that a crash cut short (no newline at its end) is ended before
+anything is appended, so the next record starts a line of its own: the torn line is left as it
+is, readers skip it (``read_mirror``), and its episode, never acknowledged, is played again.
+
 Tables: ``episodes`` (one row per ended episode), ``metrics`` (one row per numeric metric, for
 queries), ``errors`` (node crashes, retried episodes, failures) and ``steps`` (agents' step
 records).
@@ -19,8 +23,10 @@ records).
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -31,13 +37,74 @@ from kernel.bus.resultsdb import FILENAME, STEP_SQL, Statement, Writer, connect,
 log = structlog.get_logger("framebus.store")
 
 
+@dataclass
+class MirrorRead:
+    """What ``episodes.jsonl`` holds: its records, and the lines that are none (1-based numbers)."""
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    torn: list[int] = field(default_factory=list)
+
+
+def read_mirror(data: bytes) -> MirrorRead:
+    """The records of an ``episodes.jsonl``: every line that is a JSON object with an episode id and
+    a status; any other line (one a crash cut short, with or without the newline a resume puts after
+    it) is skipped and its number noted, and never takes the next line with it."""
+    out = MirrorRead()
+    for number, line in enumerate(data.split(b"\n"), 1):
+        if not line.strip():
+            continue
+        rec = _record(line)
+        if rec is None:
+            out.torn.append(number)
+            # A store before this one appended the next record to a torn line: that record is whole
+            # at the end of the line (a record's JSON starts with its id), and is taken back.
+            start = line.rfind(_RECORD_START)
+            rec = _record(line[start:]) if start > 0 else None
+        if rec is not None:
+            out.records.append(rec)
+    return out
+
+
+_RECORD_START = b'{"episode_id": '  # how ``end`` begins every line
+
+
+def _record(line: bytes) -> dict[str, Any] | None:
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return None
+    if isinstance(rec, dict) and isinstance(rec.get("episode_id"), str) and isinstance(rec.get("status"), str) \
+            and isinstance(rec.get("metrics", {}), dict):
+        return rec
+    return None
+
+
+def end_torn_line(mirror: Path) -> bool:
+    """End the file's last line if a crash left it without its newline, so that what is appended
+    next starts a line of its own; True if it had to."""
+    try:
+        with mirror.open("rb+") as fh:
+            if fh.seek(0, os.SEEK_END) == 0:
+                return False
+            fh.seek(-1, os.SEEK_END)
+            if fh.read(1) == b"\n":
+                return False
+            fh.write(b"\n")
+            return True
+    except FileNotFoundError:
+        return False
+
+
 class ResultsStore:
     def __init__(self, run_dir: Path) -> None:
         self.path = run_dir / FILENAME
+        self.mirror_path = run_dir / "episodes.jsonl"
         self.db = connect(self.path)  # this thread's, for reads; writes go through the writer
-        mirror = run_dir / "episodes.jsonl"
-        self._recover(mirror)
-        self._mirror = mirror.open("a", buffering=1)  # line-buffered: each line is written at once
+        if end_torn_line(self.mirror_path):
+            log.warning("the last line of episodes.jsonl was cut short by a crash: ended it; that episode "
+                        "was never acknowledged and is played again", file=str(self.mirror_path))
+        self._recover(self.mirror_path)
+        self._mirror = self.mirror_path.open("a", buffering=1)  # line-buffered: each line is written at once
         self._writer = Writer(self.path, "results-store")
         self.last_error: str | None = None
 
@@ -48,14 +115,17 @@ class ResultsStore:
             return
         ended = {eid for (eid,) in self.db.execute("SELECT episode_id FROM episodes")}  # only while opening
         rows = []
-        for line in mirror.read_text().splitlines():
-            try:
-                rec = json.loads(line)
-                if rec["episode_id"] not in ended:
+        read = read_mirror(mirror.read_bytes())
+        if read.torn:  # a crash cut these short: their episodes were not acknowledged
+            log.warning("lines of episodes.jsonl that hold no episode record are skipped", file=str(mirror),
+                        lines=read.torn[:20])
+        for rec in read.records:
+            if rec["episode_id"] not in ended:
+                try:
                     rows.append(_episode_rows(rec, episode_index(rec["episode_id"])))
-                    ended.add(rec["episode_id"])
-            except (ValueError, KeyError, TypeError, AttributeError):
-                continue  # a line torn by the crash: that episode was not acknowledged
+                except (KeyError, TypeError, ValueError):
+                    continue
+                ended.add(rec["episode_id"])
         if not rows:
             return
         with self.db:
