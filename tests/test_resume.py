@@ -1,11 +1,17 @@
-"""Resuming a run folder: a line a crash cut short, and records outside the run's deal (issue 35,
-item 7)."""
+"""Resuming a run folder: a line a crash cut short, records outside the run's deal, and a disk that
+fills up mid-run (issue 35, items 6 and 7)."""
 
 from __future__ import annotations
 
+import errno
 import json
 import sqlite3
+import subprocess
+from pathlib import Path
 
+import pytest
+
+from kernel.bus.resultsdb import write_problem
 from kernel.graph.episodes import EpisodeBook
 from kernel.graph.store import ResultsStore, read_mirror
 from tests.helpers import launch
@@ -57,6 +63,13 @@ def test_a_book_counts_and_averages_only_the_episodes_of_its_own_deal(tmp_path):
     larger.close()
 
 
+def test_only_a_disk_that_refuses_writes_is_a_reason_to_stop_and_resume():
+    assert write_problem(OSError(errno.ENOSPC, "No space left on device")) == "no space left on device"
+    assert "no space left on device" in write_problem(sqlite3.OperationalError("database or disk is full"))
+    assert write_problem(OSError(errno.EBADF, "Bad file descriptor")) is None
+    assert write_problem(sqlite3.OperationalError("no such table: x")) is None
+
+
 # process level -------------------------------------------------------------------------------
 def test_a_resume_counts_its_own_deal_and_keeps_the_episode_after_a_torn_line(tmp_path):
     """A run of 6 episodes, then: the launcher died while writing ep00003's line (its line torn,
@@ -83,3 +96,55 @@ def test_a_resume_counts_its_own_deal_and_keeps_the_episode_after_a_torn_line(tm
     assert report.returncode == 0, report.stderr
     page = (out / "report.html").read_text()
     assert "ep00003" in page and "ep00004" in page and "injected" not in page
+
+
+@pytest.fixture
+def tiny_disk(tmp_path):
+    """A 2 MiB tmpfs of the test's own (mounting needs root)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(disk)], capture_output=True).returncode:
+        pytest.skip("mounting a tmpfs needs root")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def _fill(path: Path, leave: int) -> None:
+    """Take the disk's room but ``leave`` bytes (0: all of it)."""
+    import shutil
+
+    room = max(shutil.disk_usage(path.parent).free - leave, 0)
+    with path.open("wb") as fh:
+        try:
+            while room > 0:
+                room -= fh.write(b"\0" * min(room, 64 * 1024))
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC
+
+
+def test_a_run_on_a_full_disk_stops_and_fails_with_the_reason_and_resumes_once_there_is_room(tiny_disk):
+    out = tiny_disk / "run"
+    _fill(tiny_disk / "filler", leave=400 * 1024)
+    first = launch("run", "hello.yaml", "--episodes", "5000", "--out", str(out), timeout=60)
+    said = first.stdout + first.stderr
+    assert first.returncode == 1 and "Traceback" not in said, said[-3000:]
+    assert "failed (results cannot be written: cannot write " in said and "no space left on device" in said
+    kept = read_mirror((out / "episodes.jsonl").read_bytes())
+    assert kept.torn == [] and 0 < len(kept.records) < 5000
+
+    _fill(tiny_disk / "filler2", leave=0)  # still full: one line, before any node starts
+    again = launch("run", "hello.yaml", "--episodes", "5000", "--out", str(out), timeout=60)
+    said = (again.stdout + again.stderr).strip()
+    assert again.returncode == 1 and len(said.splitlines()) == 1, said
+    assert said.startswith("error: cannot write ") and "no space left on device" in said
+
+    (tiny_disk / "filler").unlink()
+    (tiny_disk / "filler2").unlink()
+    total = len(kept.records) + 3
+    resumed = launch("run", "hello.yaml", "--episodes", str(total), "--out", str(out), timeout=60)
+    assert resumed.returncode == 0, resumed.stdout[-3000:] + resumed.stderr
+    assert f"resuming {out}: {len(kept.records)} episode(s)" in resumed.stdout + resumed.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "completed" and summary["episodes"]["completed"] == total

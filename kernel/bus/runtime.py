@@ -35,7 +35,7 @@ from kernel.bus.reading import SocketReader
 from kernel.bus.shm import shm_dir
 from kernel.bus.sockets import inbox_router
 from kernel.sdk.clock import Clock
-from kernel.sdk.errors import FramebusError
+from kernel.sdk.errors import FramebusError, RemoteError
 from kernel.sdk.node import EpisodeAbandoned, Node
 
 log = structlog.get_logger("framebus.runtime")
@@ -273,7 +273,10 @@ class NodeRuntime:
                         await self.node.run()  # type: ignore[attr-defined]
                         break
         except Exception as exc:  # (not a cancellation: that is no Exception)
-            log.exception("run failed", node=self.id)
+            if _run_folder_refused(exc):
+                log.error("the kernel could not write a result; the run is ending", node=self.id, error=str(exc))
+            else:
+                log.exception("run failed", node=self.id)
             self._send_ctl("done", {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
             self.exit_code = 1
             self._stop.set()
@@ -412,6 +415,10 @@ class NodeRuntime:
                 with tracing.span(f"{self.id}.{name}", parent=msg.traceparent):
                     await handler(msg)
             except Exception as exc:
+                if _run_folder_refused(exc):  # not this node's fault: one line, no traceback, no record
+                    log.error("the kernel could not write a result; the run is ending", node=self.id,
+                              input=name, error=str(exc))
+                    continue
                 log.exception("input handler failed", node=self.id, input=name)
                 self._handler_failed(name, exc)
             finally:
@@ -534,3 +541,9 @@ class NodeRuntime:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+
+def _run_folder_refused(exc: BaseException) -> bool:
+    """Whether ``exc`` is the kernel's answer that the run folder's disk refused a result
+    (kernel.bus.resultsdb.ResultsNotWritten): the kernel ends the run and says why itself."""
+    return isinstance(exc, RemoteError) and exc.remote_type == "ResultsNotWritten"

@@ -17,11 +17,13 @@ nor averaged, nor skipped as played; ``outside`` says how many there were.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections import Counter, deque
 from pathlib import Path
 from typing import Any, Callable
 
+from kernel.bus.resultsdb import ResultsNotWritten
 from kernel.graph.store import ResultsStore, episode_index
 
 RECENT = 100  # ended records kept in memory (tests and `launch ctl` look at the latest ones)
@@ -54,10 +56,11 @@ def in_deal(eid: Any, total: int | None) -> bool:
 
 
 class EpisodeBook:
-    def __init__(self, total: int | None, seed: int, run_dir: Path, max_retries: int = 2) -> None:
+    def __init__(self, total: int | None, seed: int, run_dir: Path, max_retries: int = 2,
+                 on_problem: Callable[[str], None] | None = None) -> None:
         self.total = total
         self.seed = seed
-        self.store = ResultsStore(run_dir)
+        self.store = ResultsStore(run_dir, on_problem)
         self.max_retries = max_retries
         self.records: dict[str, dict[str, Any]] = {}  # the last RECENT ended episodes, oldest first
         self._ended = Bitmap(total or 0)
@@ -128,11 +131,14 @@ class EpisodeBook:
         index = self.index_of(eid)
         if index in self._ended:
             return  # ended twice (e.g. a retried node): the first result stands, nothing is counted twice
-        merged = {**self._metrics.pop(eid, {}), **metrics}
-        rec = {"episode_id": eid, "status": status, "node": self._owner.pop(eid, None),
-               "retries": self._retries.pop(eid, 0), "metrics": merged}
+        merged = {**self._metrics.get(eid, {}), **metrics}
+        rec = {"episode_id": eid, "status": status, "node": self._owner.get(eid),
+               "retries": self._retries.get(eid, 0), "metrics": merged}
+        self.store.end(rec, index)  # first: an episode the disk did not take is not ended (ResultsNotWritten)
+        self._metrics.pop(eid, None)
+        self._owner.pop(eid, None)
+        self._retries.pop(eid, None)
         self._count(rec)
-        self.store.end(rec, index)
 
     def _count(self, rec: dict[str, Any]) -> None:
         """Fold one ended record of this run's deal into the aggregates, and keep it among the recent ones."""
@@ -164,7 +170,8 @@ class EpisodeBook:
             self._retries[eid] = self._retries.get(eid, 0) + 1
             if self._retries[eid] > self.max_retries:
                 attempts = self._retries[eid]
-                self.end(eid, "failed", {"error": f"node {node} died {attempts} times in this episode"})
+                with contextlib.suppress(ResultsNotWritten):  # the store told its owner: the run is ending
+                    self.end(eid, "failed", {"error": f"node {node} died {attempts} times in this episode"})
                 self.store.error("failed", f"given up after {attempts} attempts", node=node, episode=eid)
             else:
                 self._returned.appendleft(self.index_of(eid))

@@ -15,6 +15,11 @@ A line of ``episodes.jsonl`` that a crash cut short (no newline at its end) is e
 anything is appended, so the next record starts a line of its own: the torn line is left as it
 is, readers skip it (``read_mirror``), and its episode, never acknowledged, is played again.
 
+A disk that stops taking the results (full, read-only) raises ResultsNotWritten from ``end``, and
+the writer thread's refusals come to ``on_problem``: the kernel then stops dealing and ends the
+run as failed. ``end`` takes back a line it could write only in part, so the mirror holds whole
+lines only.
+
 Tables: ``episodes`` (one row per ended episode), ``metrics`` (one row per numeric metric, for
 queries), ``errors`` (node crashes, retried episodes, failures) and ``steps`` (agents' step
 records).
@@ -22,17 +27,20 @@ records).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import structlog
 
-from kernel.bus.resultsdb import FILENAME, STEP_SQL, Statement, Writer, connect, json_default
+from kernel.bus.resultsdb import (
+    FILENAME, STEP_SQL, ResultsNotWritten, Statement, Writer, connect, json_default, not_written)
 
 log = structlog.get_logger("framebus.store")
 
@@ -96,17 +104,34 @@ def end_torn_line(mirror: Path) -> bool:
 
 
 class ResultsStore:
-    def __init__(self, run_dir: Path) -> None:
+    def __init__(self, run_dir: Path, on_problem: Callable[[str], None] | None = None) -> None:
         self.path = run_dir / FILENAME
         self.mirror_path = run_dir / "episodes.jsonl"
+        self.on_problem = on_problem
+        self.problem: str | None = None  # the first refusal of the disk: "cannot write PATH: why"
         self.db = connect(self.path)  # this thread's, for reads; writes go through the writer
-        if end_torn_line(self.mirror_path):
-            log.warning("the last line of episodes.jsonl was cut short by a crash: ended it; that episode "
-                        "was never acknowledged and is played again", file=str(self.mirror_path))
-        self._recover(self.mirror_path)
-        self._mirror = self.mirror_path.open("a", buffering=1)  # line-buffered: each line is written at once
-        self._writer = Writer(self.path, "results-store")
+        try:
+            if end_torn_line(self.mirror_path):
+                log.warning("the last line of episodes.jsonl was cut short by a crash: ended it; that episode "
+                            "was never acknowledged and is played again", file=str(self.mirror_path))
+            self._recover(self.mirror_path)
+            # appends only, one os.write per line: no buffer to flush (and fail) at close
+            self._fd = os.open(self.mirror_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        except (OSError, sqlite3.Error) as exc:
+            refused = not_written(self.mirror_path if isinstance(exc, OSError) else self.path, exc)
+            if refused is None:
+                raise
+            self.db.close()
+            raise refused from None
+        self._writer = Writer(self.path, "results-store", self.disk_refused)
         self.last_error: str | None = None
+
+    def disk_refused(self, problem: str) -> None:
+        """The disk refused a write (from the loop or the writer thread): noted once, owner told."""
+        if self.problem is None:
+            self.problem = problem
+            if self.on_problem is not None:
+                self.on_problem(problem)
 
     def _recover(self, mirror: Path) -> None:
         """Take in the mirrored episodes the database lacks: they were acknowledged, then the
@@ -147,8 +172,26 @@ class ResultsStore:
         The mirror's line is the acknowledgement record: handed to the OS before the kernel replies.
         The kernel's episode book is the only writer of episodes and ends each once (its bitmap
         decides that without waiting for the database, and without a set of ids here that would grow
-        with the run)."""
-        self._mirror.write(json.dumps(record, default=json_default) + "\n")
+        with the run).
+
+        Raises ResultsNotWritten, the episode not ended, when the disk refuses the line (or refused
+        an earlier write): a line written in part is cut off again."""
+        if self.problem is not None:
+            raise ResultsNotWritten(self.problem)
+        line = (json.dumps(record, default=json_default) + "\n").encode()
+        start = os.lseek(self._fd, 0, os.SEEK_END)
+        try:
+            done = 0
+            while done < len(line):
+                done += os.write(self._fd, line[done:])
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, start)  # a shorter file frees space: no torn line is left
+            refused = not_written(self.mirror_path, exc)
+            if refused is None:
+                raise
+            self.disk_refused(str(refused))
+            raise refused from None
         self._writer.put(*_episode_rows(record, index))
 
     def error(self, kind: str, message: str, *, node: str | None = None, episode: str | None = None) -> None:
@@ -168,7 +211,7 @@ class ResultsStore:
         if not self._writer.close():
             log.error("results still being written at exit; episodes.jsonl has the ended episodes",
                       file=str(self.path))
-        self._mirror.close()
+        os.close(self._fd)
         self.db.close()
 
 

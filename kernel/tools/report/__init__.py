@@ -23,7 +23,7 @@ from kernel.tools.report.tables import Table, fmt
 
 # summary.json keys that are about the run itself, not a benchmark's results
 RUN_KEYS = {"run_id", "launch_file", "status", "reason", "started_at", "duration_s", "episodes", "resumed_episodes",
-            "deal",
+            "deal", "summary_file",
             "metrics", "nodes", "stats", "run_dir"}
 MAX_EPISODE_ROWS = 200
 MAX_EPISODE_COLUMNS = 12
