@@ -11,13 +11,15 @@ process holding the write lock for up to the busy timeout, which an event loop m
 from __future__ import annotations
 
 import atexit
+import errno
 import json
+import os
 import queue
 import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import structlog
 
@@ -28,21 +30,74 @@ log = structlog.get_logger("framebus.store")
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS episodes (
     episode_id TEXT PRIMARY KEY, idx INTEGER, status TEXT NOT NULL, node TEXT, retries INTEGER NOT NULL,
-    ended_at REAL NOT NULL, metrics TEXT NOT NULL);
+    ended_at REAL NOT NULL, metrics TEXT NOT NULL, attempt INTEGER);
 CREATE TABLE IF NOT EXISTS metrics (
     episode_id TEXT NOT NULL, key TEXT NOT NULL, value REAL, PRIMARY KEY (episode_id, key));
 CREATE TABLE IF NOT EXISTS errors (
     ts REAL NOT NULL, node TEXT, episode_id TEXT, kind TEXT NOT NULL, message TEXT);
 CREATE TABLE IF NOT EXISTS steps (
-    ts REAL NOT NULL, node TEXT NOT NULL, episode_id TEXT, t INTEGER, record TEXT NOT NULL);
+    ts REAL NOT NULL, node TEXT NOT NULL, episode_id TEXT, t INTEGER, record TEXT NOT NULL, attempt INTEGER);
 CREATE INDEX IF NOT EXISTS steps_by_episode ON steps (episode_id, node, t);
 """
 FILENAME = "results.sqlite"
-STEP_SQL = "INSERT INTO steps VALUES (?, ?, ?, ?, ?)"  # ts, node, episode_id, t, record
+STEP_SQL = "INSERT INTO steps (ts, node, episode_id, t, record, attempt) VALUES (?, ?, ?, ?, ?, ?)"
+# Which attempt at an episode a row belongs to: an episode a dead node took down is dealt again with
+# the same id, and the rows of the abandoned attempt stay apart from those of the one that ended
+# (NULL: the first; a run folder from before the column has only NULLs). ``connect`` adds the column
+# to an older database.
+ATTEMPT_COLUMNS = ("episodes", "steps")
+
+
+def attempt_of(record: dict[str, Any] | str) -> int | None:
+    """The attempt a step record says it belongs to (the runtime stamps ``attempt`` on a retried
+    episode's records), from the record or its JSON; None for a first attempt."""
+    if isinstance(record, str):
+        if '"attempt"' not in record:
+            return None
+        try:
+            record = json.loads(record)
+        except ValueError:
+            return None
+    value = record.get("attempt") if isinstance(record, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 1 else None
 
 
 class ResultsDbError(FramebusError):
     """The run folder's results database cannot be used (damaged, or some other file by that name)."""
+
+
+class ResultsNotWritten(FramebusError):
+    """The run folder does not take the run's results any more (a full disk, a folder gone read-only):
+    the run stops dealing episodes and ends as failed; what was written stays, and a re-run of the
+    same command in the same folder resumes once the cause is gone."""
+
+
+FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+def write_problem(exc: BaseException) -> str | None:
+    """What an error says about the disk, in the user's words, when it is one a re-run can get past
+    (no space, no quota, a read-only or failing device); None for any other error (a bug, a
+    damaged database), which is reported as it is."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        if exc.errno in FULL:
+            return "no space left on device"
+        if exc.errno in (errno.EROFS, errno.EIO, errno.EACCES):
+            return os.strerror(exc.errno).lower()
+        return None
+    if isinstance(exc, sqlite3.Error):
+        code = getattr(exc, "sqlite_errorcode", None)
+        if code == sqlite3.SQLITE_FULL or "disk is full" in str(exc):
+            return "no space left on device (SQLite: database or disk is full)"
+        if code in (sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY) or "disk I/O error" in str(exc):
+            return f"the disk refused the write (SQLite: {exc})"
+    return None
+
+
+def not_written(path: Path, exc: BaseException) -> ResultsNotWritten | None:
+    """A ResultsNotWritten for ``exc`` if it is a disk's refusal (see ``write_problem``), else None."""
+    problem = write_problem(exc)
+    return None if problem is None else ResultsNotWritten(f"cannot write {path}: {problem}")
 
 
 def unusable(path: Path, exc: sqlite3.Error) -> ResultsDbError:
@@ -56,8 +111,12 @@ def connect(path: Path) -> sqlite3.Connection:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.executescript(SCHEMA)
+        for table in ATTEMPT_COLUMNS:
+            if "attempt" not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN attempt INTEGER")
     except sqlite3.DatabaseError as exc:  # "file is not a database", "database disk image is malformed"
-        raise unusable(path, exc) from None
+        full = not_written(path, exc)  # a full disk is no damaged database: the file is fine
+        raise (full or unusable(path, exc)) from None
     return db
 
 
@@ -75,14 +134,18 @@ class Writer:
 
     Callers queue and go on; ``sync`` waits until everything queued before it is committed (the
     sync point for reads of the same data). A batch that cannot be written after a few tries is
-    logged and left out, never retried forever (the episodes in it are still in the mirror)."""
+    logged and left out, never retried forever (the episodes in it are still in the mirror). A
+    disk that refuses writes (full, read-only) is not retried: ``problem`` says why, once, and
+    ``on_problem`` (called from the writer thread) is told, so the owner can stop the run."""
 
     BATCH = 500
     TRIES = 3
 
-    def __init__(self, path: Path, name: str) -> None:
+    def __init__(self, path: Path, name: str, on_problem: Callable[[str], None] | None = None) -> None:
         self.path = path
         self.failures = 0
+        self.problem: str | None = None  # the first disk refusal, as "cannot write PATH: why"
+        self.on_problem = on_problem
         self._queue: queue.SimpleQueue[list[Statement] | threading.Event | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -138,7 +201,16 @@ class Writer:
                             else:
                                 db.execute(sql, params)
                 return
-            except sqlite3.Error:
+            except sqlite3.Error as exc:
+                refused = not_written(self.path, exc)
+                if refused is not None:  # trying again cannot help: one line, not a traceback per batch
+                    self.failures += len(work)
+                    if self.problem is None:
+                        self.problem = str(refused)
+                        log.error("results not written", file=str(self.path), writes=len(work), error=self.problem)
+                        if self.on_problem is not None:
+                            self.on_problem(self.problem)
+                    return
                 if attempt == self.TRIES:
                     self.failures += len(work)
                     log.error("results not written", file=str(self.path), writes=len(work), exc_info=True)
@@ -157,12 +229,13 @@ class StepStore:
 
     def write(self, record: dict[str, Any]) -> None:
         self.write_row([record.get("ts", time.time()), record.get("episode"), record.get("t"),
-                        json.dumps(record, default=json_default)])
+                        json.dumps(record, default=json_default)], attempt_of(record))
 
-    def write_row(self, row: Sequence[Any]) -> None:
-        """``row``: ts, episode, t and the record's JSON (kernel.bus.results.step_item)."""
+    def write_row(self, row: Sequence[Any], attempt: int | None = None) -> None:
+        """``row``: ts, episode, t and the record's JSON (kernel.bus.results.step_item); ``attempt``:
+        the record's (``attempt_of``)."""
         ts, episode, t, record = row
-        self._writer.put((STEP_SQL, (ts, self.node, episode, t, record)))
+        self._writer.put((STEP_SQL, (ts, self.node, episode, t, record, attempt)))
 
     def close(self) -> None:
         self._writer.close()

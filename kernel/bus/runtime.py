@@ -36,7 +36,7 @@ from kernel.bus.reading import SocketReader
 from kernel.bus.shm import shm_dir
 from kernel.bus.sockets import inbox_router
 from kernel.sdk.clock import Clock
-from kernel.sdk.errors import FramebusError
+from kernel.sdk.errors import FramebusError, RemoteError
 from kernel.sdk.node import EpisodeAbandoned, Node
 
 log = structlog.get_logger("framebus.runtime")
@@ -49,6 +49,8 @@ SHIP_FLUSH_S = 1.5  # at the end, how long queued results may take to reach the 
 # node and the watchdog ends the node if the kernel dies, so this is only a backstop.
 NEXT_EPISODE_TIMEOUT_S = 24 * 3600.0
 
+
+ATTEMPTS_KEPT = 4096  # retried episodes whose attempt a node remembers (only retried ones are told)
 
 class ConfigRejected(FramebusError, RuntimeError):
     """The kernel refused this node (e.g. the launch file wires an input the node does not have)."""
@@ -111,9 +113,13 @@ class NodeRuntime:
             "start": lambda _: self._started.set(), "stop": lambda _: self._stop.set(),
             "pause": lambda _: self.clock.pause(), "resume": lambda _: self.clock.resume(),
             "step": lambda body: self.clock.step(int(body.get("n", 1))), "abandon": self._abandon,
+            "attempt": self._attempt,
             "hb": self._on_kernel_hb,
         }
         self._quiet: dict[str, float] = {}  # nodes the kernel has not heard from lately (its last hb)
+        # episodes dealt again after a dead node took them down -> the attempt now played (kernel's
+        # ``attempt`` command); the newest ATTEMPTS_KEPT, in the order they came
+        self.attempts: dict[str, int] = {}
         self.summary_sections: dict[str, dict[str, Any]] = {}  # merged into summary.json by the kernel
         self.services: dict[str, Callable[..., Any]] = {}
         self.handlers: dict[str, Callable[[Message], Awaitable[None]]] = {}
@@ -157,7 +163,12 @@ class NodeRuntime:
         return Path(self.run_dir) if self.run_dir else None
 
     def record_step(self, record: dict[str, Any]) -> None:
-        """Append a step record to the run's steps (kernel.bus.results); never waits."""
+        """Append a step record to the run's steps (kernel.bus.results); never waits. A record of an
+        episode being played again is stamped with its attempt, so it stays apart from the records
+        of the attempt that was abandoned."""
+        attempt = self.attempts.get(record.get("episode")) if self.attempts else None  # type: ignore[arg-type]
+        if attempt is not None and "attempt" not in record:
+            record = {**record, "attempt": attempt}
         if self.ships and self.outbox is not None:
             self.outbox.put_step(record)
         elif self.run_dir:
@@ -190,6 +201,14 @@ class NodeRuntime:
         handlers go on as before."""
         if self.clock.abandoned is not None and self._run_task is not None and asyncio.current_task() is self._run_task:
             raise EpisodeAbandoned(self.clock.abandoned)
+
+    def _attempt(self, body: dict[str, Any]) -> None:
+        eid, attempt = body.get("episode"), body.get("attempt")
+        if isinstance(eid, str) and isinstance(attempt, int) and not isinstance(attempt, bool) and attempt > 1:
+            self.attempts.pop(eid, None)
+            self.attempts[eid] = attempt
+            while len(self.attempts) > ATTEMPTS_KEPT:
+                del self.attempts[next(iter(self.attempts))]
 
     def _abandon(self, body: dict[str, Any]) -> None:
         eid = body.get("episode")
@@ -275,7 +294,10 @@ class NodeRuntime:
                         await self.node.run()  # type: ignore[attr-defined]
                         break
         except Exception as exc:  # (not a cancellation: that is no Exception)
-            log.exception("run failed", node=self.id)
+            if _run_folder_refused(exc):
+                log.error("the kernel could not write a result; the run is ending", node=self.id, error=str(exc))
+            else:
+                log.exception("run failed", node=self.id)
             self._send_ctl("done", {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
             self.exit_code = 1
             self._stop.set()
@@ -415,6 +437,10 @@ class NodeRuntime:
                 with tracing.span(f"{self.id}.{name}", parent=msg.traceparent):
                     await handler(msg)
             except Exception as exc:
+                if _run_folder_refused(exc):  # not this node's fault: one line, no traceback, no record
+                    log.error("the kernel could not write a result; the run is ending", node=self.id,
+                              input=name, error=str(exc))
+                    continue
                 log.exception("input handler failed", node=self.id, input=name)
                 self._handler_failed(name, exc)
             finally:
@@ -537,3 +563,9 @@ class NodeRuntime:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+
+def _run_folder_refused(exc: BaseException) -> bool:
+    """Whether ``exc`` is the kernel's answer that the run folder's disk refused a result
+    (kernel.bus.resultsdb.ResultsNotWritten): the kernel ends the run and says why itself."""
+    return isinstance(exc, RemoteError) and exc.remote_type == "ResultsNotWritten"

@@ -68,10 +68,10 @@ class Kernel:
         self.endpoint = endpoint
         self.trace = trace
         self.nodes = {spec.id: NodeState(spec) for spec in lf.nodes}
-        self.book = EpisodeBook(lf.run.episodes, lf.run.seed, run_dir)
-        self.edge_sent: Counter[tuple[str, str, str]] = Counter()  # (src, output, dst) from taps
         # (status, reason) once the run ends; made here, so a Kernel is made inside its event loop
         self.finished: asyncio.Future[tuple[str, str]] = asyncio.get_running_loop().create_future()
+        self.book = EpisodeBook(lf.run.episodes, lf.run.seed, run_dir, on_problem=self._results_refused)
+        self.edge_sent: Counter[tuple[str, str, str]] = Counter()  # (src, output, dst) from taps
         self.ready_event = asyncio.Event()
         self.paused = False
         self.started = False
@@ -134,6 +134,14 @@ class Kernel:
     def finish(self, status: str, reason: str) -> None:
         if not self.finished.done():
             self.finished.set_result((status, reason))
+
+    def _results_refused(self, problem: str) -> None:
+        """The run folder's disk refused a result (from the loop or the store's writer thread): a run
+        that goes on would play episodes nobody can see, so it ends here; what was written stays."""
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the run ended already
+            self.finished.get_loop().call_soon_threadsafe(
+                self.finish, "failed", f"results cannot be written: {problem}; no more episodes were dealt, "
+                "and what was written is kept: make room and run the same command again to resume")
 
     # events from the supervisor -------------------------------------------------------------
     def node_exited(self, node_id: str, code: int | None, will_restart: bool, error: str | None = None) -> None:
@@ -409,10 +417,15 @@ class Kernel:
         """An episode for ``src``, None when none is left, or DEFERRED: nothing to deal now, but an
         episode in flight may still come back to the deck (its node dies), or a node is restarting
         (an episode dealt now would meet it half set up). The ask is answered by ``_answer_asks``."""
+        if self.finished.done():
+            return None  # the run is ending (e.g. its results cannot be written): nothing more is dealt
         if not self._settled():
             return services.DEFERRED
         episode = self.book.deal(src)
         if episode is not None:
+            attempt = self.book.attempt(episode["id"])
+            if attempt > 1:  # before the deal's reply: every node stamps the new attempt's step records
+                self.broadcast("attempt", {"episode": episode["id"], "attempt": attempt})
             if self._drain_timer is not None:
                 self._drain_timer.cancel()
                 self._drain_timer = None

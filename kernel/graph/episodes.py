@@ -8,15 +8,22 @@ The book itself keeps only what the launcher needs to go on: counts, metric sums
 summary.json), a bitmap of the ended episodes, the episodes in flight and the last few records.
 A run of a million episodes costs the launcher about as much memory as a run of a thousand; the
 store has every record.
+
+A run counts and averages only the episodes of its own deal: ``ep00000`` up to its last index
+(every ``epNNNNN`` when it has no end). Records in the folder outside it (a previous run of the same
+folder with more episodes, an id the kernel never deals) stay in the store but are neither counted,
+nor averaged, nor skipped as played; ``outside`` says how many there were.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections import Counter, deque
 from pathlib import Path
 from typing import Any, Callable
 
+from kernel.bus.resultsdb import ResultsNotWritten
 from kernel.graph.store import ResultsStore, episode_index
 
 RECENT = 100  # ended records kept in memory (tests and `launch ctl` look at the latest ones)
@@ -42,11 +49,18 @@ class Bitmap:
         self._bits[byte] |= 1 << (index & 7)
 
 
+def in_deal(eid: Any, total: int | None) -> bool:
+    """Whether ``eid`` is one of the ids a run of ``total`` episodes deals (None: no end)."""
+    index = episode_index(eid) if isinstance(eid, str) else None
+    return index is not None and (total is None or index < total)
+
+
 class EpisodeBook:
-    def __init__(self, total: int | None, seed: int, run_dir: Path, max_retries: int = 2) -> None:
+    def __init__(self, total: int | None, seed: int, run_dir: Path, max_retries: int = 2,
+                 on_problem: Callable[[str], None] | None = None) -> None:
         self.total = total
         self.seed = seed
-        self.store = ResultsStore(run_dir)
+        self.store = ResultsStore(run_dir, on_problem)
         self.max_retries = max_retries
         self.records: dict[str, dict[str, Any]] = {}  # the last RECENT ended episodes, oldest first
         self._ended = Bitmap(total or 0)
@@ -63,8 +77,12 @@ class EpisodeBook:
         """Where a caller in the launch process picks what a dealt episode plays (GraphEnv's
         ``reset(seed=...)``): the dealt index -> the index (and so the seed) the environment is
         given. The id stays the dealt one, so the book's bookkeeping is unchanged."""
+        self.outside = 0  # ended records in the folder that this run's deal does not cover
         for rec in self.store.each_ended():  # with what episodes.jsonl had and the database lacked
-            self._count(rec)
+            if in_deal(rec["episode_id"], total):
+                self._count(rec)
+            else:
+                self.outside += 1
         self.resumed = self.ended_count
 
     @staticmethod
@@ -92,6 +110,10 @@ class EpisodeBook:
         plays = index if self.content is None else int(self.content(index))
         return {"id": eid, "index": plays, "seed": self.seed + plays}
 
+    def attempt(self, eid: str) -> int:
+        """Which attempt at ``eid`` is being played (1 until a dead node sent it back to the deck)."""
+        return self._retries.get(eid, 0) + 1
+
     def _next_index(self) -> int | None:
         while self._returned:
             index = self._returned.popleft()
@@ -113,17 +135,26 @@ class EpisodeBook:
         index = self.index_of(eid)
         if index in self._ended:
             return  # ended twice (e.g. a retried node): the first result stands, nothing is counted twice
-        merged = {**self._metrics.pop(eid, {}), **metrics}
-        rec = {"episode_id": eid, "status": status, "node": self._owner.pop(eid, None),
-               "retries": self._retries.pop(eid, 0), "metrics": merged}
+        merged = {**self._metrics.get(eid, {}), **metrics}
+        retries = self._retries.get(eid, 0)
+        rec = {"episode_id": eid, "status": status, "node": self._owner.get(eid), "retries": retries,
+               "metrics": merged}
+        # the attempt that ended: the one dealt now, or, for an episode returned to the deck and not
+        # dealt again, the returned one (its first attempt ended after all)
+        attempt = max(1, retries + (1 if eid in self._owner else 0))
+        if attempt > 1:
+            rec["attempt"] = attempt  # its step records are those of this attempt (kernel.bus.resultsdb)
+        self.store.end(rec, index)  # first: an episode the disk did not take is not ended (ResultsNotWritten)
+        self._metrics.pop(eid, None)
+        self._owner.pop(eid, None)
+        self._retries.pop(eid, None)
         self._count(rec)
-        self.store.end(rec, index)
 
     def _count(self, rec: dict[str, Any]) -> None:
-        """Fold one ended record into the aggregates, and keep it among the recent ones."""
+        """Fold one ended record of this run's deal into the aggregates, and keep it among the recent ones."""
         eid = rec["episode_id"]
         index = episode_index(eid)
-        if index is not None:  # else a foreign id in an old run folder: counted, but it cannot be dealt anyway
+        if index is not None:
             self._ended.add(index)
         self.ended_count += 1
         self._statuses[rec["status"]] += 1
@@ -149,7 +180,8 @@ class EpisodeBook:
             self._retries[eid] = self._retries.get(eid, 0) + 1
             if self._retries[eid] > self.max_retries:
                 attempts = self._retries[eid]
-                self.end(eid, "failed", {"error": f"node {node} died {attempts} times in this episode"})
+                with contextlib.suppress(ResultsNotWritten):  # the store told its owner: the run is ending
+                    self.end(eid, "failed", {"error": f"node {node} died {attempts} times in this episode"})
                 self.store.error("failed", f"given up after {attempts} attempts", node=node, episode=eid)
             else:
                 self._returned.appendleft(self.index_of(eid))

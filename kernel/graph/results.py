@@ -21,6 +21,7 @@ from typing import IO, Any
 import structlog
 
 from kernel.bus.results import LINES, ResultsBusy
+from kernel.bus.resultsdb import attempt_of, not_written
 from kernel.graph.store import ResultsStore
 from kernel.sdk.media import store_set
 
@@ -101,6 +102,14 @@ class ResultsInbox:
             for fh in self._files.values():
                 fh.close()
 
+    def _disk_refused(self, exc: BaseException) -> bool:
+        """A disk that refuses the run folder's files (full, read-only) ends the run, as the store's
+        own refusals do; True if ``exc`` was that."""
+        refused = not_written(self.run_dir, exc)
+        if refused is not None:
+            self.store.disk_refused(str(refused))
+        return refused is not None
+
     def _file(self, node: str, kind: str) -> IO[bytes]:
         fh = self._files.get((node, kind))
         if fh is None:
@@ -123,19 +132,22 @@ class ResultsInbox:
                     fh = self._file(node, "step")
                     fh.write(line.encode())
                     touched.add(fh)
-                    rows.append((ts, node, _scalar(episode), _scalar(t), record))
+                    rows.append((ts, node, _scalar(episode), _scalar(t), record, attempt_of(record)))
                 elif kind == "media":
                     store_set(self.run_dir, node, payload["episode"], [tuple(p) for p in payload["pictures"]],
                               caption=payload["caption"], row=payload["row"], metrics=payload["metrics"],
                               when=payload["time"])
-            except Exception:
+            except Exception as exc:
                 self.failed[node] += 1
+                if self._disk_refused(exc):
+                    continue
                 if self.failed[node] <= 3:
                     log.error("could not write a node's shipped results", node=node, kind=kind, exc_info=True)
         for fh in touched:
             try:
                 fh.flush()
-            except OSError:
+            except OSError as exc:
                 self.failed[node] += 1
+                self._disk_refused(exc)
         if rows:
             self.store.steps(rows)

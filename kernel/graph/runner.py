@@ -17,6 +17,7 @@ from rich.console import Console
 
 from kernel.bus import outlet
 from kernel.bus.ipcpath import make_ipc_dir
+from kernel.bus.resultsdb import ResultsNotWritten, not_written
 from kernel.bus.shm import remove_segments
 from kernel.graph import backends
 from kernel.graph.core import Kernel
@@ -25,8 +26,9 @@ from kernel.launchfile import LaunchFile
 
 READY_TIMEOUT_S = float(os.environ.get("FRAMEBUS_READY_TIMEOUT", "300"))
 EXIT_CODES = {"completed": 0, "failed": 1, "stopped": 0, "interrupted": 130, "timeout": 124}
-
 PRIVATE_UMASK = 0o077  # what a run creates: folders 0700, files 0600
+# A run folder's disk with less room than this is full: the run would fail at its first result.
+MIN_FREE_BYTES = int(os.environ.get("FRAMEBUS_MIN_FREE_BYTES", str(256 * 1024)))
 
 Announce = Callable[[dict[str, Any], Path], Callable[[], None]]
 """Tells others that a run is up (``launch run`` passes kernel.tools.announce's, which `launch ctl`
@@ -55,8 +57,18 @@ async def open_graph(lf: LaunchFile, run_dir: Path, cleanup: contextlib.AsyncExi
     environment every node process needs to reach them (``launch run`` and the test harness alike);
     ``cleanup`` closes the kernel, then removes the ipc folder and the shared memory named after it."""
     for folder in (run_dir, run_dir / "logs"):
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        try:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as exc:
+            refused = not_written(folder, exc)
+            if refused is None:
+                raise
+            raise refused from None
         folder.chmod(0o700)
+    free = shutil.disk_usage(run_dir).free
+    if free < MIN_FREE_BYTES:  # a resume on a disk still full: said before any node starts
+        raise ResultsNotWritten(f"cannot write {run_dir}: no space left on device ({free // 1024} KiB free; a run "
+                                f"starts with at least {MIN_FREE_BYTES // 1024} KiB)")
     ipc_dir = make_ipc_dir()  # mode 0700
     cleanup.callback(remove_segments, ipc_dir.name)
     cleanup.callback(shutil.rmtree, ipc_dir, ignore_errors=True)
@@ -92,7 +104,16 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
         cleanup.callback(placement.close)  # after the supervisor stopped every node: kill leftovers, leave
         run_dir = (out or default_out(lf)).resolve()
         kernel, ipc_dir, env = await open_graph(lf, run_dir, cleanup, trace=trace, keys=placement.keys)
-        write_private(run_dir / "launch.yaml", lf.to_yaml())
+        try:  # beside it first: a disk that refuses it leaves the resumed run's old one whole
+            write_private(run_dir / "launch.yaml.new", lf.to_yaml())
+            os.replace(run_dir / "launch.yaml.new", run_dir / "launch.yaml")
+        except OSError as exc:
+            refused = not_written(run_dir / "launch.yaml", exc)
+            if refused is None:
+                raise
+            with contextlib.suppress(OSError):
+                (run_dir / "launch.yaml.new").unlink()
+            raise refused from None
         run_id = run_dir.name
         if announce is not None:
             cleanup.callback(announce({"run_id": run_id, "run_dir": str(run_dir), "endpoint": kernel.endpoint,
@@ -114,7 +135,12 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
         cleanup.push_async_callback(supervisor.stop_all, kernel.stop_nodes)
         started_at = time.time()
         if kernel.book.resumed:
-            console.print(f"resuming {run_dir}: {kernel.book.resumed} episode(s) already ended are skipped")
+            console.print(f"resuming {run_dir}: {kernel.book.resumed} episode(s) already ended are skipped",
+                          highlight=False, soft_wrap=True)
+        if kernel.book.outside:
+            console.print(f"{run_dir} holds {kernel.book.outside} ended episode(s) outside this run's deal "
+                          f"({deal_span(lf.run.episodes)}): they are kept, but neither counted nor averaged",
+                          highlight=False, soft_wrap=True)
         await supervisor.start_all()
         ready = asyncio.ensure_future(kernel.ready_event.wait())
         await asyncio.wait({ready, kernel.finished}, timeout=READY_TIMEOUT_S, return_when=asyncio.FIRST_COMPLETED)
@@ -149,6 +175,8 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
         "duration_s": round(time.time() - started_at, 3),
         "episodes": kernel.book.counts(),
         "resumed_episodes": kernel.book.resumed,
+        "deal": {"episodes": lf.run.episodes, "ids": deal_span(lf.run.episodes),
+                 "outside": kernel.book.outside},  # what the counts and means cover
         "metrics": kernel.book.summary_metrics(),
         "bus": kernel.bus_facts(),
         "nodes": {n: {"state": s.state, **supervisor.where(n), "restarts": supervisor.procs[n].restarts,
@@ -163,5 +191,37 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
         "log_files": {"dropped_lines": outlet.dropped_file_lines(supervisor.log_files)},
         "run_dir": str(run_dir),
     }
-    write_private(run_dir / "summary.json", json.dumps(summary, indent=2, default=str) + "\n")
+    note = write_summary(run_dir / "summary.json", summary, console)
+    if note is not None:
+        summary["summary_file"] = note
     return summary
+
+
+def deal_span(total: int | None) -> str:
+    """The ids a run of ``total`` episodes deals, in words."""
+    return f"ep00000..ep{total - 1:05d}" if total else "ep00000, ep00001, ... (no end)"
+
+
+def write_summary(path: Path, summary: dict[str, Any], console: Console) -> str | None:
+    """Write summary.json; on a disk that refuses it, the same without the per-node and per-edge
+    detail, and failing that none (a file cut short would only mislead ``launch report``), said in
+    one line. Returns None when the whole of it was written, else what was (or was not)."""
+    short = {k: summary[k] for k in ("run_id", "launch_file", "status", "reason", "started_at", "duration_s",
+                                     "episodes", "resumed_episodes", "deal", "metrics", "run_dir") if k in summary}
+    problem = ""
+    for note, body in ((None, summary), ("written without its per-node and per-edge detail", short)):
+        try:
+            write_private(path, json.dumps({**body, **({"summary_file": note} if note else {})}, indent=2,
+                                           default=str) + "\n")
+            if note is not None:
+                console.print(f"{path}: {problem}; {note}", highlight=False, soft_wrap=True)
+            return note
+        except OSError as exc:
+            if not_written(path, exc) is None:
+                raise
+            problem = str(not_written(path, exc)).removeprefix(f"cannot write {path}: ")
+            with contextlib.suppress(OSError):
+                path.unlink()
+    console.print(f"summary.json could not be written ({path}: {problem}); the ended episodes are in "
+                  f"{path.parent / 'episodes.jsonl'}", highlight=False, soft_wrap=True)
+    return "not written: " + problem

@@ -18,7 +18,7 @@ from rich.table import Table
 
 from kernel import launchfile
 from kernel.bus import logs, outlet
-from kernel.bus.resultsdb import ResultsDbError
+from kernel.bus.resultsdb import ResultsDbError, ResultsNotWritten
 from kernel.launchfile import LaunchError
 from kernel.sdk.errors import FramebusError
 
@@ -94,6 +94,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return handler(args)
+    except ResultsNotWritten as exc:  # a full disk is no bad input: 1, as a failed run
+        console.print(f"[bold red]error:[/] {escape(str(exc))}; nothing was run: make room there and run the same "
+                      "command again to resume", highlight=False, soft_wrap=True)
+        return 1
     except (LaunchError, PreflightFailed, ResultsDbError, FileNotFoundError) as exc:
         console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         return 2

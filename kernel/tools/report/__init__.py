@@ -23,6 +23,7 @@ from kernel.tools.report.tables import Table, fmt
 
 # summary.json keys that are about the run itself, not a benchmark's results
 RUN_KEYS = {"run_id", "launch_file", "status", "reason", "started_at", "duration_s", "episodes", "resumed_episodes",
+            "deal", "summary_file",
             "metrics", "nodes", "stats", "run_dir"}
 MAX_EPISODE_ROWS = 200
 MAX_EPISODE_COLUMNS = 12
@@ -46,6 +47,10 @@ def _facts(summary: dict[str, Any], data: Any) -> list[tuple[str, str]]:
         facts.append(("recording", names))
     if summary.get("resumed_episodes"):
         facts.append(("resumed", f"{summary['resumed_episodes']} episodes from an earlier run"))
+    deal = summary.get("deal") if isinstance(summary.get("deal"), dict) else {}
+    if deal.get("outside"):
+        facts.append(("not counted", f"{deal['outside']} ended episodes in the folder outside this run's deal "
+                      f"({deal.get('ids')}): left out of the counts, means and tables"))
     return facts
 
 
