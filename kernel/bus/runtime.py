@@ -50,8 +50,6 @@ SHIP_FLUSH_S = 1.5  # at the end, how long queued results may take to reach the 
 NEXT_EPISODE_TIMEOUT_S = 24 * 3600.0
 
 
-ATTEMPTS_KEPT = 4096  # retried episodes whose attempt a node remembers (only retried ones are told)
-
 class ConfigRejected(FramebusError, RuntimeError):
     """The kernel refused this node (e.g. the launch file wires an input the node does not have)."""
 
@@ -113,13 +111,9 @@ class NodeRuntime:
             "start": lambda _: self._started.set(), "stop": lambda _: self._stop.set(),
             "pause": lambda _: self.clock.pause(), "resume": lambda _: self.clock.resume(),
             "step": lambda body: self.clock.step(int(body.get("n", 1))), "abandon": self._abandon,
-            "attempt": self._attempt,
             "hb": self._on_kernel_hb,
         }
         self._quiet: dict[str, float] = {}  # nodes the kernel has not heard from lately (its last hb)
-        # episodes dealt again after a dead node took them down -> the attempt now played (kernel's
-        # ``attempt`` command); the newest ATTEMPTS_KEPT, in the order they came
-        self.attempts: dict[str, int] = {}
         self.summary_sections: dict[str, dict[str, Any]] = {}  # merged into summary.json by the kernel
         self.services: dict[str, Callable[..., Any]] = {}
         self.handlers: dict[str, Callable[[Message], Awaitable[None]]] = {}
@@ -163,12 +157,7 @@ class NodeRuntime:
         return Path(self.run_dir) if self.run_dir else None
 
     def record_step(self, record: dict[str, Any]) -> None:
-        """Append a step record to the run's steps (kernel.bus.results); never waits. A record of an
-        episode being played again is stamped with its attempt, so it stays apart from the records
-        of the attempt that was abandoned."""
-        attempt = self.attempts.get(record.get("episode")) if self.attempts else None  # type: ignore[arg-type]
-        if attempt is not None and "attempt" not in record:
-            record = {**record, "attempt": attempt}
+        """Append a step record to the run's steps (kernel.bus.results); never waits."""
         if self.ships and self.outbox is not None:
             self.outbox.put_step(record)
         elif self.run_dir:
@@ -201,14 +190,6 @@ class NodeRuntime:
         handlers go on as before."""
         if self.clock.abandoned is not None and self._run_task is not None and asyncio.current_task() is self._run_task:
             raise EpisodeAbandoned(self.clock.abandoned)
-
-    def _attempt(self, body: dict[str, Any]) -> None:
-        eid, attempt = body.get("episode"), body.get("attempt")
-        if isinstance(eid, str) and isinstance(attempt, int) and not isinstance(attempt, bool) and attempt > 1:
-            self.attempts.pop(eid, None)
-            self.attempts[eid] = attempt
-            while len(self.attempts) > ATTEMPTS_KEPT:
-                del self.attempts[next(iter(self.attempts))]
 
     def _abandon(self, body: dict[str, Any]) -> None:
         eid = body.get("episode")

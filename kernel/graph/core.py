@@ -423,9 +423,6 @@ class Kernel:
             return services.DEFERRED
         episode = self.book.deal(src)
         if episode is not None:
-            attempt = self.book.attempt(episode["id"])
-            if attempt > 1:  # before the deal's reply: every node stamps the new attempt's step records
-                self.broadcast("attempt", {"episode": episode["id"], "attempt": attempt})
             if self._drain_timer is not None:
                 self._drain_timer.cancel()
                 self._drain_timer = None
