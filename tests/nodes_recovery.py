@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 from kernel.sdk.node import Message, on_input
@@ -31,4 +32,35 @@ class StallingAgent(HelloAgent):
                 and obs.get("t") == self.params.stall_t and not marker.exists()):
             marker.write_text(str(obs))
             await asyncio.Event().wait()  # hang until killed
+        await super().decide(msg)
+
+
+class DyingParams(HelloAgentParams):
+    marker: str
+    die_episode: str = "ep00002"
+    die_t: int = 3
+
+
+class RecordingDyingAgent(HelloAgent):
+    """The hello agent keeping a step record per decision with the tokens it "spent", as agent.llm
+    does. Its first process dies at step ``die_t`` of ``die_episode``, once those records are on
+    disk (creating ``marker``); the restarted process plays on."""
+
+    Params = DyingParams
+    params: DyingParams
+
+    @on_input("obs")
+    async def decide(self, msg: Message) -> None:
+        obs = msg.body
+        self.record_step({"episode": obs.get("episode"), "t": obs.get("t"),
+                          "usage": {"prompt_tokens": 10, "completion_tokens": 1}})
+        marker = Path(self.params.marker)
+        if obs.get("episode") == self.params.die_episode and obs.get("t") == self.params.die_t \
+                and not marker.exists():
+            from kernel.bus import outlet
+
+            self._rt._local_results.close()  # the database's rows are committed
+            outlet.drain(files_s=10)  # and the lines of steps/<id>.jsonl written
+            marker.write_text(str(obs))
+            os._exit(1)
         await super().decide(msg)

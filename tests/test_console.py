@@ -359,14 +359,16 @@ def _fake_run(run: Path, *, frames: bool, steps: int = 3, close: bool = True) ->
 
     run.mkdir(parents=True, exist_ok=True)
     db = resultsdb.connect(run / resultsdb.FILENAME)
-    db.execute("INSERT INTO episodes VALUES ('ep00000', 0, 'completed', 'env', 0, 0, ?)",
+    db.execute("INSERT INTO episodes (episode_id, idx, status, node, retries, ended_at, metrics) "
+               "VALUES ('ep00000', 0, 'completed', 'env', 0, 0, ?)",
                (json.dumps({"score": 100.0, "steps": steps}),))
     pictures = []
     writer = RecordingWriter(run / "recording.mcap") if frames else None
     for t in range(steps):
         record = {"episode": "ep00000", "t": t, "decided_by": "human" if t % 2 else "agent-auto", "valid": True,
                   "sent": ["left", "right"][t % 2]}
-        db.execute("INSERT INTO steps VALUES (?, 'agent', 'ep00000', ?, ?)", (t, t, json.dumps(record)))
+        db.execute("INSERT INTO steps (ts, node, episode_id, t, record) VALUES (?, 'agent', 'ep00000', ?, ?)",
+                   (t, t, json.dumps(record)))
         if writer is not None:
             frame = np.full((16, 24, 3), 20 * t, np.uint8)
             pictures.append(frame)

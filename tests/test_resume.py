@@ -70,6 +70,26 @@ def test_only_a_disk_that_refuses_writes_is_a_reason_to_stop_and_resume():
     assert write_problem(sqlite3.OperationalError("no such table: x")) is None
 
 
+def test_an_episode_ended_by_its_second_attempt_says_so_and_an_old_store_gains_the_column(tmp_path):
+    old = sqlite3.connect(tmp_path / "results.sqlite")  # a run folder from before attempts were kept
+    old.executescript("CREATE TABLE steps (ts REAL NOT NULL, node TEXT NOT NULL, episode_id TEXT, t INTEGER, "
+                      "record TEXT NOT NULL);")
+    old.close()
+    book = EpisodeBook(2, 0, tmp_path)
+    assert book.deal("env")["id"] == "ep00000" and book.attempt("ep00000") == 1
+    book.node_lost("env")
+    assert book.deal("env")["id"] == "ep00000" and book.attempt("ep00000") == 2
+    book.end("ep00000", "completed", {"score": 1.0})
+    assert book.deal("env")["id"] == "ep00001"
+    book.node_lost("env")
+    book.end("ep00001", "completed", {"score": 1.0})  # the returned first attempt ended after all
+    book.close()
+    with sqlite3.connect(tmp_path / "results.sqlite") as db:
+        assert db.execute("SELECT episode_id, retries, attempt FROM episodes ORDER BY idx").fetchall() == [
+            ("ep00000", 1, 2), ("ep00001", 1, None)]
+        assert "attempt" in {row[1] for row in db.execute("PRAGMA table_info(steps)")}
+
+
 # process level -------------------------------------------------------------------------------
 def test_a_resume_counts_its_own_deal_and_keeps_the_episode_after_a_torn_line(tmp_path):
     """A run of 6 episodes, then: the launcher died while writing ep00003's line (its line torn,
@@ -148,3 +168,38 @@ def test_a_run_on_a_full_disk_stops_and_fails_with_the_reason_and_resumes_once_t
     assert f"resuming {out}: {len(kept.records)} episode(s)" in resumed.stdout + resumed.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "completed" and summary["episodes"]["completed"] == total
+
+
+def test_a_retried_episode_keeps_the_steps_of_its_abandoned_attempt_apart(tmp_path):
+    """The agent dies at step 3 of ep00002, after recording steps 0..3 (10 prompt tokens each);
+    the episode is dealt again and played in full (7 steps). The abandoned attempt's rows stay in
+    the store, marked as such, and neither the report's tokens nor the console's replay of ep00002
+    mix them in."""
+    from kernel.tools.console.replay import Replays
+    from kernel.tools.report import data as report_data
+    from tests.helpers import ROOT
+
+    path = tmp_path / "dying.yaml"
+    path.write_text(f"""
+include: [{ROOT / "launch" / "hello.yaml"}]
+nodes:
+  - id: agent
+    uses: tests.nodes_recovery:RecordingDyingAgent
+    params: {{marker: {tmp_path / "died"}}}
+    restart: {{policy: on-failure, max_restarts: 2, backoff: 0.1}}
+run: {{episodes: 3}}
+bus: {{heartbeat: 0.2}}
+""")
+    out = tmp_path / "run"
+    result = launch("run", str(path), "--out", str(out), timeout=90)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    with sqlite3.connect(out / "results.sqlite") as db:
+        rows = db.execute("SELECT COALESCE(attempt, 1), t FROM steps WHERE episode_id = 'ep00002' "
+                          "ORDER BY rowid").fetchall()
+        ended = db.execute("SELECT retries, attempt FROM episodes WHERE episode_id = 'ep00002'").fetchone()
+    assert ended == (1, 2)
+    assert rows == [(1, 0), (1, 1), (1, 2), (1, 3), *((2, t) for t in range(7))]
+    run = report_data.load(out)
+    assert run.tokens_per_episode()["ep00002"] == {"prompt_tokens": 70, "completion_tokens": 7}
+    replay = Replays(out).episode("ep00002")
+    assert replay["stored"] == 7 and [s["t"] for s in replay["steps"]] == list(range(7))

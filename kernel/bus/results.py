@@ -99,9 +99,11 @@ class LocalResults:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._file = FileOutlet(path)
             self._store = StepStore(self.run_dir, self.node)
+        from kernel.bus.resultsdb import attempt_of
+
         line, row = step_item(record)
         self._file.write(line)
-        self._store.write_row(row)
+        self._store.write_row(row, attempt_of(record))
 
     def close(self) -> None:
         if self._file is not None:

@@ -30,17 +30,36 @@ log = structlog.get_logger("framebus.store")
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS episodes (
     episode_id TEXT PRIMARY KEY, idx INTEGER, status TEXT NOT NULL, node TEXT, retries INTEGER NOT NULL,
-    ended_at REAL NOT NULL, metrics TEXT NOT NULL);
+    ended_at REAL NOT NULL, metrics TEXT NOT NULL, attempt INTEGER);
 CREATE TABLE IF NOT EXISTS metrics (
     episode_id TEXT NOT NULL, key TEXT NOT NULL, value REAL, PRIMARY KEY (episode_id, key));
 CREATE TABLE IF NOT EXISTS errors (
     ts REAL NOT NULL, node TEXT, episode_id TEXT, kind TEXT NOT NULL, message TEXT);
 CREATE TABLE IF NOT EXISTS steps (
-    ts REAL NOT NULL, node TEXT NOT NULL, episode_id TEXT, t INTEGER, record TEXT NOT NULL);
+    ts REAL NOT NULL, node TEXT NOT NULL, episode_id TEXT, t INTEGER, record TEXT NOT NULL, attempt INTEGER);
 CREATE INDEX IF NOT EXISTS steps_by_episode ON steps (episode_id, node, t);
 """
 FILENAME = "results.sqlite"
-STEP_SQL = "INSERT INTO steps VALUES (?, ?, ?, ?, ?)"  # ts, node, episode_id, t, record
+STEP_SQL = "INSERT INTO steps (ts, node, episode_id, t, record, attempt) VALUES (?, ?, ?, ?, ?, ?)"
+# Which attempt at an episode a row belongs to: an episode a dead node took down is dealt again with
+# the same id, and the rows of the abandoned attempt stay apart from those of the one that ended
+# (NULL: the first; a run folder from before the column has only NULLs). ``connect`` adds the column
+# to an older database.
+ATTEMPT_COLUMNS = ("episodes", "steps")
+
+
+def attempt_of(record: dict[str, Any] | str) -> int | None:
+    """The attempt a step record says it belongs to (the runtime stamps ``attempt`` on a retried
+    episode's records), from the record or its JSON; None for a first attempt."""
+    if isinstance(record, str):
+        if '"attempt"' not in record:
+            return None
+        try:
+            record = json.loads(record)
+        except ValueError:
+            return None
+    value = record.get("attempt") if isinstance(record, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 1 else None
 
 
 class ResultsDbError(FramebusError):
@@ -92,6 +111,9 @@ def connect(path: Path) -> sqlite3.Connection:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.executescript(SCHEMA)
+        for table in ATTEMPT_COLUMNS:
+            if "attempt" not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN attempt INTEGER")
     except sqlite3.DatabaseError as exc:  # "file is not a database", "database disk image is malformed"
         full = not_written(path, exc)  # a full disk is no damaged database: the file is fine
         raise (full or unusable(path, exc)) from None
@@ -207,12 +229,13 @@ class StepStore:
 
     def write(self, record: dict[str, Any]) -> None:
         self.write_row([record.get("ts", time.time()), record.get("episode"), record.get("t"),
-                        json.dumps(record, default=json_default)])
+                        json.dumps(record, default=json_default)], attempt_of(record))
 
-    def write_row(self, row: Sequence[Any]) -> None:
-        """``row``: ts, episode, t and the record's JSON (kernel.bus.results.step_item)."""
+    def write_row(self, row: Sequence[Any], attempt: int | None = None) -> None:
+        """``row``: ts, episode, t and the record's JSON (kernel.bus.results.step_item); ``attempt``:
+        the record's (``attempt_of``)."""
         ts, episode, t, record = row
-        self._writer.put((STEP_SQL, (ts, self.node, episode, t, record)))
+        self._writer.put((STEP_SQL, (ts, self.node, episode, t, record, attempt)))
 
     def close(self) -> None:
         self._writer.close()

@@ -50,6 +50,8 @@ SHIP_FLUSH_S = 1.5  # at the end, how long queued results may take to reach the 
 NEXT_EPISODE_TIMEOUT_S = 24 * 3600.0
 
 
+ATTEMPTS_KEPT = 4096  # retried episodes whose attempt a node remembers (only retried ones are told)
+
 class ConfigRejected(FramebusError, RuntimeError):
     """The kernel refused this node (e.g. the launch file wires an input the node does not have)."""
 
@@ -111,9 +113,13 @@ class NodeRuntime:
             "start": lambda _: self._started.set(), "stop": lambda _: self._stop.set(),
             "pause": lambda _: self.clock.pause(), "resume": lambda _: self.clock.resume(),
             "step": lambda body: self.clock.step(int(body.get("n", 1))), "abandon": self._abandon,
+            "attempt": self._attempt,
             "hb": self._on_kernel_hb,
         }
         self._quiet: dict[str, float] = {}  # nodes the kernel has not heard from lately (its last hb)
+        # episodes dealt again after a dead node took them down -> the attempt now played (kernel's
+        # ``attempt`` command); the newest ATTEMPTS_KEPT, in the order they came
+        self.attempts: dict[str, int] = {}
         self.summary_sections: dict[str, dict[str, Any]] = {}  # merged into summary.json by the kernel
         self.services: dict[str, Callable[..., Any]] = {}
         self.handlers: dict[str, Callable[[Message], Awaitable[None]]] = {}
@@ -157,7 +163,12 @@ class NodeRuntime:
         return Path(self.run_dir) if self.run_dir else None
 
     def record_step(self, record: dict[str, Any]) -> None:
-        """Append a step record to the run's steps (kernel.bus.results); never waits."""
+        """Append a step record to the run's steps (kernel.bus.results); never waits. A record of an
+        episode being played again is stamped with its attempt, so it stays apart from the records
+        of the attempt that was abandoned."""
+        attempt = self.attempts.get(record.get("episode")) if self.attempts else None  # type: ignore[arg-type]
+        if attempt is not None and "attempt" not in record:
+            record = {**record, "attempt": attempt}
         if self.ships and self.outbox is not None:
             self.outbox.put_step(record)
         elif self.run_dir:
@@ -183,6 +194,8 @@ class NodeRuntime:
         reply = await self.request("kernel", "episode.next", {}, timeout=NEXT_EPISODE_TIMEOUT_S)
         self.clock.new_episode()
         self.playing = reply["id"] if reply else None
+        if reply and "attempt" in reply:
+            self._attempt({"episode": reply["id"], "attempt": reply["attempt"]})
         return reply
 
     def _check_abandoned(self) -> None:
@@ -190,6 +203,14 @@ class NodeRuntime:
         handlers go on as before."""
         if self.clock.abandoned is not None and self._run_task is not None and asyncio.current_task() is self._run_task:
             raise EpisodeAbandoned(self.clock.abandoned)
+
+    def _attempt(self, body: dict[str, Any]) -> None:
+        eid, attempt = body.get("episode"), body.get("attempt")
+        if isinstance(eid, str) and isinstance(attempt, int) and not isinstance(attempt, bool) and attempt > 1:
+            self.attempts.pop(eid, None)
+            self.attempts[eid] = attempt
+            while len(self.attempts) > ATTEMPTS_KEPT:
+                del self.attempts[next(iter(self.attempts))]
 
     def _abandon(self, body: dict[str, Any]) -> None:
         eid = body.get("episode")
@@ -397,6 +418,9 @@ class NodeRuntime:
                 self.bad.note(f"{msg.src}/{truncated(msg.topic)} (not wired)",
                               f"data on {msg.src}/{truncated(msg.topic)}, which no input of this node reads")
                 return
+            body = msg.body
+            if type(body) is dict and "attempt" in body:  # an episode dealt again: before its handler records
+                self._attempt(body)
             for name in inputs:
                 self.queues[name].put(msg)
         elif kind == REQ:

@@ -423,6 +423,14 @@ class Kernel:
             return services.DEFERRED
         episode = self.book.deal(src)
         if episode is not None:
+            attempt = self.book.attempt(episode["id"])
+            if attempt > 1:
+                # The dealt node learns it from the deal and carries it in what it publishes of the
+                # episode (obs, step), so its readers know it before they record a step of it; the
+                # broadcast reaches the nodes that read no such body. Alone it was not enough: a ctl
+                # and an observation come on different sockets, in either order.
+                episode = {**episode, "attempt": attempt}
+                self.broadcast("attempt", {"episode": episode["id"], "attempt": attempt})
             if self._drain_timer is not None:
                 self._drain_timer.cancel()
                 self._drain_timer = None

@@ -110,6 +110,10 @@ class EpisodeBook:
         plays = index if self.content is None else int(self.content(index))
         return {"id": eid, "index": plays, "seed": self.seed + plays}
 
+    def attempt(self, eid: str) -> int:
+        """Which attempt at ``eid`` is being played (1 until a dead node sent it back to the deck)."""
+        return self._retries.get(eid, 0) + 1
+
     def _next_index(self) -> int | None:
         while self._returned:
             index = self._returned.popleft()
@@ -132,8 +136,14 @@ class EpisodeBook:
         if index in self._ended:
             return  # ended twice (e.g. a retried node): the first result stands, nothing is counted twice
         merged = {**self._metrics.get(eid, {}), **metrics}
-        rec = {"episode_id": eid, "status": status, "node": self._owner.get(eid),
-               "retries": self._retries.get(eid, 0), "metrics": merged}
+        retries = self._retries.get(eid, 0)
+        rec = {"episode_id": eid, "status": status, "node": self._owner.get(eid), "retries": retries,
+               "metrics": merged}
+        # the attempt that ended: the one dealt now, or, for an episode returned to the deck and not
+        # dealt again, the returned one (its first attempt ended after all)
+        attempt = max(1, retries + (1 if eid in self._owner else 0))
+        if attempt > 1:
+            rec["attempt"] = attempt  # its step records are those of this attempt (kernel.bus.resultsdb)
         self.store.end(rec, index)  # first: an episode the disk did not take is not ended (ResultsNotWritten)
         self._metrics.pop(eid, None)
         self._owner.pop(eid, None)

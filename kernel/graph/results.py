@@ -21,7 +21,7 @@ from typing import IO, Any
 import structlog
 
 from kernel.bus.results import LINES, ResultsBusy
-from kernel.bus.resultsdb import not_written
+from kernel.bus.resultsdb import attempt_of, not_written
 from kernel.graph.store import ResultsStore
 from kernel.sdk.media import store_set
 
@@ -132,7 +132,7 @@ class ResultsInbox:
                     fh = self._file(node, "step")
                     fh.write(line.encode())
                     touched.add(fh)
-                    rows.append((ts, node, _scalar(episode), _scalar(t), record))
+                    rows.append((ts, node, _scalar(episode), _scalar(t), record, attempt_of(record)))
                 elif kind == "media":
                     store_set(self.run_dir, node, payload["episode"], [tuple(p) for p in payload["pictures"]],
                               caption=payload["caption"], row=payload["row"], metrics=payload["metrics"],

@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterator
 import structlog
 
 from kernel.bus.resultsdb import (
-    FILENAME, STEP_SQL, ResultsNotWritten, Statement, Writer, connect, json_default, not_written)
+    FILENAME, STEP_SQL, ResultsNotWritten, Statement, Writer, attempt_of, connect, json_default, not_written)
 
 log = structlog.get_logger("framebus.store")
 
@@ -200,7 +200,7 @@ class ResultsStore:
 
     def steps(self, rows: list[tuple[Any, ...]]) -> None:
         """Step records of nodes on other machines (kernel.graph.results), as their own processes
-        would have written them: ts, node, episode, t, record."""
+        would have written them: ts, node, episode, t, record, attempt."""
         self._writer.put((STEP_SQL, rows))
 
     def sync(self, timeout: float | None = None) -> bool:
@@ -224,9 +224,10 @@ def episode_index(eid: str) -> int | None:
 def _episode_rows(record: dict[str, Any], index: int | None) -> tuple[Statement, Statement]:
     eid = record["episode_id"]
     return (
-        ("INSERT OR IGNORE INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?)",
+        ("INSERT OR IGNORE INTO episodes (episode_id, idx, status, node, retries, ended_at, metrics, attempt) "
+         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
          (eid, index, record["status"], record.get("node"), record.get("retries", 0), time.time(),
-          json.dumps(record["metrics"], default=json_default))),
+          json.dumps(record["metrics"], default=json_default), attempt_of(record))),
         ("INSERT OR REPLACE INTO metrics VALUES (?, ?, ?)",
          [(eid, k, float(v)) for k, v in record["metrics"].items()
           if isinstance(v, (int, float)) and not isinstance(v, bool)]),

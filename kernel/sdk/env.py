@@ -21,7 +21,7 @@ node but observers, the recorder and console the kernel adds for ``--record`` an
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Required, TypedDict
+from typing import Any, ClassVar, NotRequired, Required, TypedDict
 
 from pydantic import Field
 
@@ -45,6 +45,7 @@ class Observation(TypedDict, total=False):
     env: str  # these three are filled in by the base
     episode: str
     t: int
+    attempt: int  # and this one, on an episode dealt again (above 1)
     actions: Required[list[str]]
     idle: Required[str | None]
     goal: str
@@ -63,6 +64,7 @@ class StepRecord(TypedDict):
     reward: float
     done: bool
     info: dict[str, Any]
+    attempt: NotRequired[int]  # on an episode dealt again (above 1)
 
 
 @dataclass(slots=True)
@@ -180,6 +182,8 @@ class EnvNode(Node):
         while True:
             obs = self.observe()
             obs.update(env=self.env, episode=episode.id, t=t)
+            if episode.attempt > 1:  # its readers stamp their step records with it (kernel.bus.runtime)
+                obs["attempt"] = episode.attempt
             if renders and (frame := self.render()) is not None:
                 obs["frame"] = frame
             for w in self._wrappers:
@@ -203,6 +207,8 @@ class EnvNode(Node):
             record = StepRecord(episode=episode.id, t=t, action=applied, valid=not bad,
                                 reward=float(result.reward), done=bool(result.done or stop is not None),
                                 info={**result.info, "invalid": invalid, "stopped": stop or False})
+            if episode.attempt > 1:
+                record["attempt"] = episode.attempt
             if record["done"]:
                 await self.publish("step", record, step=t)
                 return record

@@ -49,6 +49,7 @@ class Episode:
     id: str
     index: int
     seed: int
+    attempt: int = 1  # above 1: dealt again after a node died in it (its records stay apart)
 
 
 class NodeParams(BaseModel):

@@ -347,11 +347,28 @@ class Hub:
         if db is None:
             return []
         try:
+            where, args = steps_of(db, episode)
             return [{"node": node, "t": t, "record": plain(json.loads(record), max_str=2000)}
-                    for node, t, record in db.execute("SELECT node, t, record FROM steps WHERE episode_id = ? "
-                                                      "ORDER BY t, rowid", (episode,))]
+                    for node, t, record in db.execute(f"SELECT node, t, record FROM steps WHERE {where} "
+                                                      "ORDER BY t, rowid", args)]
         finally:
             db.close()
+
+
+def steps_of(db: sqlite3.Connection, episode: str) -> tuple[str, tuple[Any, ...]]:
+    """The WHERE clause (and its arguments) of ``episode``'s step rows of one attempt: the one that
+    ended it, or the latest of one still open. An episode a dead node took down was played again
+    under the same id (kernel.bus.resultsdb's ``attempt``), and the abandoned attempt's steps are
+    no part of it. A run folder from before attempts were kept gets every row of the episode."""
+    try:
+        row = db.execute("SELECT COALESCE(attempt, 1) FROM episodes WHERE episode_id = ?", (episode,)).fetchone()
+        if row is None:
+            row = db.execute("SELECT MAX(COALESCE(attempt, 1)) FROM steps WHERE episode_id = ?", (episode,)).fetchone()
+    except sqlite3.OperationalError:  # no attempt column (an older run), or no tables yet
+        return "episode_id = ?", (episode,)
+    if row is None or row[0] is None:
+        return "episode_id = ?", (episode,)
+    return "episode_id = ? AND COALESCE(attempt, 1) = ?", (episode, row[0])
 
 
 def now() -> float:

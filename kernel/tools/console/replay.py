@@ -22,7 +22,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from kernel.tools.console.hub import plain
+from kernel.tools.console.hub import plain, steps_of
 from kernel.tools.console.recorded import Recordings, Seen
 
 NO_FRAMES = ("this run kept no frames: only `launch run --record` keeps them (RUN/recording.mcap), "
@@ -56,6 +56,22 @@ class Replays:
         finally:
             db.close()
 
+    def _steps(self, sql: str, episode: str, extra: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """``sql`` (with ``{where}`` for the episode's rows of the attempt shown, see hub.steps_of)
+        over the episode's step rows; ``extra``: the arguments after the episode's."""
+        db = self._db()
+        if db is None:
+            return []
+        try:
+            where, args = steps_of(db, episode)
+            return db.execute(sql.format(where=where), (*args, *extra)).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return []
+            raise
+        finally:
+            db.close()
+
     def _ended(self) -> list[str]:
         return [eid for (eid,) in self._query("SELECT episode_id FROM episodes ORDER BY rowid", ())]
 
@@ -70,8 +86,8 @@ class Replays:
         """The episode's outline: its row in the episode table and one small row per step."""
         row = self._query("SELECT idx, status, node, retries, metrics FROM episodes WHERE episode_id = ?", (episode,))
         records: dict[int, list[tuple[str, dict[str, Any]]]] = {}
-        for node, t, record in self._query("SELECT node, t, record FROM steps WHERE episode_id = ? ORDER BY t, rowid",
-                                           (episode,)):
+        for node, t, record in self._steps("SELECT node, t, record FROM steps WHERE {where} ORDER BY t, rowid",
+                                           episode):
             if isinstance(t, int):
                 records.setdefault(t, []).append((node, json.loads(record)))
         self.recordings.refresh()
@@ -99,8 +115,7 @@ class Replays:
 
     def step(self, episode: str, t: int) -> dict[str, Any]:
         """Everything kept about step ``t``: the observation, the step record, each agent's record."""
-        rows = self._query("SELECT node, record FROM steps WHERE episode_id = ? AND t = ? ORDER BY rowid",
-                           (episode, t))
+        rows = self._steps("SELECT node, record FROM steps WHERE {where} AND t = ? ORDER BY rowid", episode, (t,))
         self.recordings.refresh()
         seen = self.recordings.episode(episode)
         if not rows and t not in seen:
@@ -120,15 +135,15 @@ class Replays:
         if png is not None:
             return png
         if t not in seen:
-            stored = self._query("SELECT 1 FROM steps WHERE episode_id = ? AND t = ? LIMIT 1", (episode, t))
+            stored = self._steps("SELECT 1 FROM steps WHERE {where} AND t = ? LIMIT 1", episode, (t,))
             if not stored:
                 raise self._out_of_range(episode, t, seen)
             raise LookupError(f"no frame of {episode} t={t}: " + (self._frames_note(seen, self.recordings.writing)))
         raise LookupError(f"no frame of {episode} t={t}: its observation carried no picture")
 
     def _out_of_range(self, episode: str, t: int, seen: dict[int, Seen]) -> LookupError:
-        found = sorted(set(seen) | {s for (s,) in self._query("SELECT DISTINCT t FROM steps WHERE episode_id = ? "
-                                                                "AND t IS NOT NULL", (episode,))})
+        found = sorted(set(seen) | {s for (s,) in self._steps("SELECT DISTINCT t FROM steps WHERE {where} "
+                                                                "AND t IS NOT NULL", episode)})
         if not found:
             if not self._query("SELECT 1 FROM episodes WHERE episode_id = ?", (episode,)):
                 return self._unknown(episode)

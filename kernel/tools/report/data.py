@@ -95,12 +95,34 @@ def load(run_dir: Path, *, need_summary: bool = True) -> RunData:
         raise SystemExit(f"launch report: {summary_path} cannot be read as a run's summary: it holds a JSON "
                          f"{type(summary).__name__}, not an object")
     eps = _episodes(run_dir / "episodes.jsonl", summary.get("deal"))
-    steps = {p.stem: _jsonl(p) for p in sorted((run_dir / "steps").glob("*.jsonl"))}
+    steps = current_attempts({p.stem: _jsonl(p) for p in sorted((run_dir / "steps").glob("*.jsonl"))}, eps)
     try:
         recordings = [read_recording(p) for p in recording_files(run_dir)]  # oldest first: later ones win
     except RecordingError as exc:
         raise SystemExit(f"launch report: {exc}") from None
     return RunData(run_dir, summary, eps, steps, recordings)
+
+
+def _attempt(record: Mapping[str, Any]) -> int:
+    value = record.get("attempt")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 1 else 1
+
+
+def current_attempts(steps: dict[str, list[dict[str, Any]]],
+                     episodes: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Each agent's step records of the attempt that ended each episode (its record's ``attempt``,
+    1 when it has none), or of the latest attempt of one still open: an episode a dead node took
+    down was played again under the same id, and the abandoned attempt's steps and tokens are no
+    part of its result."""
+    kept = {str(ep["episode_id"]): _attempt(ep) for ep in episodes}
+    latest: dict[str, int] = {}
+    for records in steps.values():
+        for r in records:
+            eid = str(r.get("episode"))
+            latest[eid] = max(latest.get(eid, 1), _attempt(r))
+    wanted = {**latest, **kept}
+    return {agent: [r for r in records if _attempt(r) == wanted.get(str(r.get("episode")), 1)]
+            for agent, records in steps.items()}
 
 
 def _episodes(path: Path, deal: Any) -> list[dict[str, Any]]:
