@@ -15,7 +15,7 @@ import pytest
 from kernel import launchfile
 from kernel.launchfile import LaunchError
 from kernel.tools import console as ui
-from kernel.tools.console.app import check_token
+from kernel.tools.console.app import check_token, socket_refusal
 from kernel.tools.console.hub import Hub, Page, find_frame, jpeg
 from kernel.tools.report.shot import chromium
 from tests.helpers import launch, launch_bg, wait_until
@@ -35,6 +35,21 @@ def test_token_none_is_401_wrong_is_403():
     assert check_token("s3cret-token-0123456789", "nope") == 403
     assert check_token("s3cret-token-0123456789", "s3cret-token-0123456789") is None
 
+
+
+def test_the_socket_needs_its_own_origin_and_the_token():
+    token, port = "s3cret-token-0123456789", 41237
+    own = socket_refusal(token, token, "http://127.0.0.1:41237", port)
+    assert own is None and socket_refusal(token, token, "http://localhost:41237", port) is None
+    # the cookie reaches the console from any port of the host: its token does not make the page own
+    for origin in ("http://127.0.0.1:18765", "http://localhost:18765", "http://127.0.0.1:41237.evil.example",
+                   "https://127.0.0.1:41237", "http://[::1]:41237", "null", "", None):
+        refusal = socket_refusal(token, token, origin, port)
+        assert refusal is not None and refusal[0] == 403 and "http://127.0.0.1:41237" in refusal[1], origin
+    assert socket_refusal(token, None, "null", port) == (403, "origin 'null' is not this console's own "
+                                                              "(http://127.0.0.1:41237)")
+    assert socket_refusal(token, None, "http://127.0.0.1:41237", port) == (401, "no token")
+    assert socket_refusal(token, "nope", "http://127.0.0.1:41237", port) == (403, "wrong token")
 
 def test_console_reads_every_output_latest_one_input_each():
     lf = ui.with_console(_lf("hello"), 12345, "t" * 32)
@@ -218,6 +233,100 @@ def test_sokoban_page_frames_pause_step_and_token(tmp_path: Path, browser):
         _stop(proc)
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["status"] == "stopped"
+
+
+# a page on another loopback port, in the same browser as the console (issue 35, item 2)
+
+_HOSTILE = """<!doctype html><title>nothing to see</title>
+<script>{msgpack}</script>
+<script>
+// what a page on any other loopback port can try once the browser holds the console's cookie
+window.attack = (port, node) => new Promise((done) => {{
+  const out = {{opened: false, replies: [], code: null}};
+  const ws = new WebSocket(`ws://127.0.0.1:${{port}}/ws`);
+  ws.binaryType = "arraybuffer";
+  ws.onopen = () => {{
+    out.opened = true;
+    ws.send(MsgPack.encode({{id: 1, op: "ctl", cmd: "pause"}}));
+    ws.send(MsgPack.encode({{id: 2, op: "act", node, action: "right"}}));
+  }};
+  ws.onmessage = (ev) => {{
+    const m = MsgPack.decode(ev.data);
+    if (m.type === "reply") {{ out.replies.push(m); if (out.replies.length === 2) ws.close(); }}
+  }};
+  ws.onclose = (ev) => {{ out.code = ev.code; done(out); }};
+}});
+// the console framed under a decoy, for a click the person did not mean (its own origin, its cookie)
+window.frameIt = (port) => new Promise((done) => {{
+  const f = document.createElement("iframe");
+  f.src = `http://127.0.0.1:${{port}}/`;
+  f.onload = () => done(true);
+  document.body.append(f);
+}});
+</script>"""
+
+
+def _serve_hostile(html: str):
+    """A page on another loopback port (a thread of this process): the attacker's site."""
+    import http.server
+    import threading
+
+    body = html.encode()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@needs_chromium
+@pytest.mark.timeout(180)
+def test_a_page_on_another_port_cannot_steer_the_console(tmp_path: Path, browser):
+    from kernel.tools.console.app import STATIC
+
+    hostile = _serve_hostile(_HOSTILE.format(msgpack=(STATIC / "msgpack.js").read_text()))
+    run = tmp_path / "run"
+    proc = launch_bg("run", "hello", "--episodes", "2", "--human", "agent", "--out", str(run))
+    try:
+        url = _console_url(proc)
+        port = int(re.search(r":(\d+)/", url).group(1))
+        context = browser.new_context()
+        own = context.new_page()
+        own.goto(url)  # the person's console: its socket connects, the browser now holds its cookie
+        own.wait_for_selector('#human-agent[data-waiting=true][data-episode="ep00000"][data-t="0"]', timeout=60_000)
+        assert [c["name"] for c in context.cookies()] == ["framebus_console"]
+
+        evil = context.new_page()
+        evil.goto(f"http://127.0.0.1:{hostile.server_address[1]}/")
+        got = evil.evaluate("([port, node]) => attack(port, node)", [port, "agent"])
+        assert got["opened"] is False and got["replies"] == [], got  # refused at the handshake
+        own.wait_for_function("document.querySelector('#counters').textContent.includes('refused 1')",
+                              timeout=10_000)
+
+        evil.evaluate("(port) => frameIt(port)", port)
+        framed = evil.frames[1]
+        assert framed.locator("#run-state").count() == 0, "the console page rendered inside another site's frame"
+
+        status = json.loads(launch("ctl", "status", "--run", str(run)).stdout)
+        assert status["paused"] is False
+        own.click("#btn-stop")  # the console's own page still steers
+        assert proc.wait(60) == 0, proc.output()[-3000:]
+    finally:
+        _stop(proc)
+        hostile.shutdown()
+    assert json.loads((run / "summary.json").read_text())["status"] == "stopped"
+    steps = run / "steps" / "agent.jsonl"
+    assert not steps.exists() or steps.read_text() == "", "a move was made for the human player"
 
 
 @needs_chromium
@@ -454,7 +563,7 @@ class _InProcessConsole:
         self.thread.start()
 
         async def start():
-            self.server = await serve(build_app(self.hub, self.token), port)
+            self.server = await serve(build_app(self.hub, self.token, port), port)
             self.hub.start()
 
         asyncio.run_coroutine_threadsafe(start(), self.loop).result(30)
@@ -469,6 +578,49 @@ class _InProcessConsole:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
 
+
+
+def test_a_foreign_origin_is_refused_at_the_handshake(tmp_path: Path):
+    """The console's real server, and a WebSocket client that says what a browser would."""
+    import urllib.request
+
+    import msgpack
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect
+
+    console = _InProcessConsole(tmp_path)
+    try:
+        port = int(console.base.rsplit(":", 1)[1].strip("/"))
+        ws, own = f"ws://127.0.0.1:{port}/ws", f"http://127.0.0.1:{port}"
+        cookie = {"Cookie": f"framebus_console={console.token}"}
+
+        def refused(url: str, **kw) -> tuple[int, str]:
+            with pytest.raises(InvalidStatus) as exc:
+                connect(url, open_timeout=10, **kw).close()
+            return exc.value.response.status_code, exc.value.response.body.decode()
+
+        # a page on another loopback port, with the cookie the browser sends along: refused, saying why
+        assert refused(ws, origin="http://127.0.0.1:18765", additional_headers=cookie) == (
+            403, f"origin 'http://127.0.0.1:18765' is not this console's own ({own})\n")
+        assert refused(f"{ws}?token={console.token}", origin="http://localhost:18765")[0] == 403
+        assert refused(f"{ws}?token={console.token}")[0] == 403  # no Origin at all
+        assert refused(ws, origin=own) == (401, "no token\n")
+        assert refused(f"{ws}?token=wrong", origin=own) == (403, "wrong token\n")
+        # the console's own page: with the token in the address, or the cookie
+        for url, kw in ((f"{ws}?token={console.token}", {"origin": own}),
+                        (ws, {"origin": f"http://localhost:{port}", "additional_headers": cookie})):
+            with connect(url, open_timeout=10, **kw) as sock:
+                sock.send(msgpack.packb({"id": 7, "op": "nope"}))
+                while (msg := msgpack.unpackb(sock.recv(timeout=10)))["type"] != "reply":
+                    pass
+                assert msg["id"] == 7 and "unknown op 'nope'" in msg["error"]
+        assert console.hub.counts["refused"] == 5
+        # and no other site may frame the page (a decoy over it would click for the person)
+        with urllib.request.urlopen(console.url, timeout=10) as response:
+            assert response.headers["Content-Security-Policy"] == "frame-ancestors 'none'"
+            assert response.headers["X-Frame-Options"] == "DENY"
+    finally:
+        console.close()
 
 def _get(url: str) -> tuple[int, str]:
     import urllib.error

@@ -9,7 +9,8 @@ console of its own that shows the graph, its counters and the steering buttons (
 node of the graph receives data).
 
 Every request and socket needs the run's token (``?token=``, in the printed address); without it
-the answer is 401, with a wrong one 403. The page is plain HTML, CSS and JavaScript served from
+the answer is 401, with a wrong one 403; the socket also opens only for the console's own origin
+(kernel.tools.console.app). The page is plain HTML, CSS and JavaScript served from
 ``static/`` (no build step, nothing from the network), and talks msgpack over one WebSocket.
 
 This module is what the launcher needs (the rewrite, tokens, ports); it imports no Starlette.

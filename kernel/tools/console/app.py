@@ -1,7 +1,13 @@
 """The console's web app: Starlette routes for the page, its static files and one WebSocket.
 
 Every request and socket must carry the token (``?token=`` or the ``framebus_console`` cookie the
-page gets): none gives 401 (a socket is closed with code 4401), a wrong one 403 (4403). The socket
+page gets): none gives 401, a wrong one 403. The socket also needs an ``Origin`` that is the
+console's own page (``http://127.0.0.1:PORT`` or ``http://localhost:PORT``): a browser sends the
+cookie to every port of the host (SameSite does not separate ports), so without that check a page
+served on any other loopback port could open the socket in the person's name. A refused socket is
+answered at the handshake (HTTP 401/403 naming why; close code 4401/4403 where the server cannot
+send a body), before anything is read or sent, and counted (``refused``). The page sets
+``frame-ancestors 'none'``, so no other site can frame it under a decoy for a click. The socket
 speaks msgpack both ways: the server sends ``{"type": "batch", "items": {key: value}}`` with the
 newest value of each key the page has not had yet, and answers each ``{"id", "op", ...}`` a page
 sends with ``{"type": "reply", "id", "ok", ...}`` or ``{"type": "reply", "id", "ok": false,
@@ -39,12 +45,36 @@ def check_token(expected: str, given: str | None) -> int | None:
     return None if hmac.compare_digest(given.encode(), expected.encode()) else 403
 
 
+def own_origins(port: int) -> frozenset[str]:
+    """The origins the console's own page has: it listens on 127.0.0.1, which a browser also
+    reaches as ``localhost``."""
+    return frozenset({f"http://127.0.0.1:{port}", f"http://localhost:{port}"})
+
+
+def socket_refusal(token: str, given: str | None, origin: str | None, port: int) -> tuple[int, str] | None:
+    """None when a socket may open; else the HTTP status and the reason to refuse it with.
+
+    The token alone is not enough: the cookie holding it reaches the console from a page on any
+    port of the host, so only the console's own origin may use it. A client that is no browser
+    has no cookie, and needs the token, which only the person who started the run has."""
+    if origin not in own_origins(port):
+        shown = "none" if origin is None else ascii(origin[:60])
+        return 403, f"origin {shown} is not this console's own (http://127.0.0.1:{port})"
+    status = check_token(token, given)
+    if status is None:
+        return None
+    return status, "no token" if status == 401 else "wrong token"
+
+
 def _given(conn: Request | WebSocket) -> str | None:
     return conn.query_params.get("token") or conn.cookies.get(COOKIE)
 
 
-def build_app(hub: Hub, token: str) -> Starlette:
+def build_app(hub: Hub, token: str, port: int) -> Starlette:
+    """The console's routes; ``port`` is where it listens, which makes its own origin."""
+
     def refused(status: int) -> Response:
+        hub.counts["refused"] += 1
         why = ("this console needs the token of its run: open the address `launch run --ui` or `launch ui` printed"
                if status == 401 else "wrong token for this console: open the address `launch run --ui` or "
                "`launch ui` printed")
@@ -56,6 +86,10 @@ def build_app(hub: Hub, token: str) -> Starlette:
         response = FileResponse(STATIC / "index.html", media_type="text/html")
         response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
         response.headers["Cache-Control"] = "no-store"
+        # Framed by another site, the page would be its own origin with its cookie: a decoy over it
+        # could have the person click Pause or a move without knowing.
+        response.headers["Content-Security-Policy"] = "frame-ancestors 'none'"
+        response.headers["X-Frame-Options"] = "DENY"
         return response
 
     async def static(request: Request) -> Response:
@@ -90,8 +124,13 @@ def build_app(hub: Hub, token: str) -> Starlette:
         return Response(png, media_type="image/png", headers={"Cache-Control": "private, max-age=300"})
 
     async def socket(ws: WebSocket) -> None:
-        if (status := check_token(token, _given(ws))) is not None:
-            await ws.close(code=4000 + status, reason="no token" if status == 401 else "wrong token")
+        if (refusal := socket_refusal(token, _given(ws), ws.headers.get("origin"), port)) is not None:
+            hub.counts["refused"] += 1
+            status, why = refusal
+            if "websocket.http.response" in ws.scope.get("extensions", {}):
+                await ws.send_denial_response(PlainTextResponse(why + "\n", status_code=status))
+            else:
+                await ws.close(code=4000 + status, reason=why[:120])
             return
         await ws.accept()
         page = hub.open_page()

@@ -116,7 +116,8 @@ class Hub:
         self.latest: dict[str, Any] = {}  # key -> newest value, for a page that opens later
         self.frames: dict[str, tuple[int, np.ndarray]] = {}  # env -> (serial, newest frame copy)
         self.encoded: dict[str, int] = {}  # env -> serial of the frame last encoded
-        self.counts = {"frames_in": 0, "frames_sent": 0, "frames_skipped": 0}
+        self.counts = {"frames_in": 0, "frames_sent": 0, "frames_skipped": 0,
+                       "refused": 0}  # requests and sockets refused (no token, wrong token, foreign origin)
         self.episodes: list[dict[str, Any]] = []
         self.usage: dict[str, Any] = {"tokens": 0, "cost_usd": 0.0, "decisions": 0}
         self._episode_rowid = 0

@@ -37,7 +37,7 @@ class ConsoleNode(Node):
 
         self.hub = Hub(self._call, run_dir=self.run_dir, humans=self.params.humans, fps=self.params.fps,
                        max_px=self.params.max_px, quality=self.params.quality)
-        self.server = await serve(build_app(self.hub, self.params.token), self.params.port)
+        self.server = await serve(build_app(self.hub, self.params.token, self.params.port), self.params.port)
         loop = asyncio.get_running_loop()
         self.readers = [loop.create_task(self._read(input_name(i), src))
                         for i, src in enumerate(self.params.sources)]

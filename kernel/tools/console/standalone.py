@@ -35,7 +35,7 @@ async def _serve(info: dict[str, Any], port: int, token: str, ready: Callable[[]
         return await asyncio.get_running_loop().run_in_executor(pool, client.call, svc, body)
 
     hub = Hub(call, run_dir=Path(info["run_dir"]), humans=[], has_data=False)
-    server = await serve(build_app(hub, token), port)
+    server = await serve(build_app(hub, token, port), port)
     hub.start()
     ready()
     try:

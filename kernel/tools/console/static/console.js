@@ -72,7 +72,7 @@
     if (kind === "stats") return drawStats(v);
     if (kind === "console") {
       $("#counters").textContent = `frames in ${v.frames_in}, sent ${v.frames_sent}, skipped ${v.frames_skipped}; ` +
-        `page drops ${v.page_dropped}`;
+        `page drops ${v.page_dropped}; refused ${v.refused}`;
       return;
     }
     if (kind === "error") return showError(v.message);
