@@ -164,6 +164,35 @@ def test_the_report_reads_only_regular_pictures_inside_the_run_folder(tmp_path: 
     assert "(path &#39;../outside.png&#39;)" in notes["dotdot"]
 
 
+def test_report_out_must_name_an_html_file_it_may_write(tmp_path: Path) -> None:
+    """``--out`` names the page: a folder there or in the way, something no regular file, or a file
+    that is no HTML page (the run's own results.sqlite) is refused before any work, naming the path;
+    an earlier report there is replaced."""
+    import os
+
+    from kernel.sdk.errors import FramebusError  # launch's exit 2 for bad input; a bare OSError was a traceback
+
+    run = tmp_path / "run"
+    hand_made_run(run)
+    (run / "results.sqlite").write_bytes(b"SQLite format 3\x00" + bytes(100))
+    (tmp_path / "afile").write_text("notes\n")
+    (tmp_path / "folder").mkdir()
+    os.mkfifo(tmp_path / "fifo.html")
+    refused = {tmp_path / "folder": "it is a folder; --out names the HTML file to write",
+               tmp_path / "afile" / "r.html": f"{tmp_path / 'afile'} is a file, not a folder",
+               run / "results.sqlite": "it exists and is not an HTML page, so it is left alone",
+               tmp_path / "afile": "it exists and is not an HTML page",
+               tmp_path / "fifo.html": "it is not a regular file"}
+    for out, why in refused.items():
+        with pytest.raises(FramebusError) as exc:
+            build(run, out)
+        assert str(exc.value).startswith(f"cannot write the report to {out}: {why}"), str(exc.value)
+    assert (run / "results.sqlite").read_bytes().startswith(b"SQLite format 3")
+    assert (tmp_path / "afile").read_text() == "notes\n"
+    page = build(run, tmp_path / "new" / "r.html")
+    assert build(run, page) == page and page.read_text().startswith("<!doctype html>")
+
+
 def test_a_node_attaches_pictures_off_the_loop_and_without_a_run_folder_keeps_none(tmp_path: Path) -> None:
     node = Node()
     node.id = "judge"
