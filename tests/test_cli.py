@@ -321,3 +321,19 @@ def test_params_at_the_limit_reach_a_process_and_one_byte_more_would_not():
     with pytest.raises(OSError) as err:
         subprocess.run(["true"], env={PARAMS_ENV: "x" * (MAX_PARAMS_BYTES + 1)}, check=True)
     assert err.value.errno == errno.E2BIG
+
+
+def test_out_naming_a_file_is_one_line_and_exit_2_for_run_and_report(tmp_path):
+    """`launch run --out FILE` (a file where the run folder would be) and `launch report RUN --out
+    DIR`: one error line naming the path, exit code 2, no traceback (both were tracebacks, exit 1)."""
+    afile = tmp_path / "afile"
+    afile.write_text("notes\n")
+    run = launch("run", "hello.yaml", "--episodes", "1", "--out", str(afile))
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert f"the run folder {afile} cannot be made: {afile} is a file, not a folder" in " ".join(run.stderr.split())
+    out = tmp_path / "run"
+    assert launch("run", "hello.yaml", "--episodes", "1", "--out", str(out)).returncode == 0
+    report = launch("report", str(out), "--out", str(tmp_path))
+    assert report.returncode == 2 and "Traceback" not in report.stderr, report.stderr
+    assert f"cannot write the report to {tmp_path}: it is a folder" in " ".join(report.stderr.split())
+    assert afile.read_text() == "notes\n"

@@ -111,7 +111,7 @@ def test_bad_page_requests_say_what_is_wrong():
     assert "unknown command 'pasue'" in asyncio.run(ask({"op": "ctl", "cmd": "pasue"}))
     assert "at least 1 (got 0)" in asyncio.run(ask({"op": "ctl", "cmd": "step", "n": 0}))
     assert "'agent' is no agent.web node" in asyncio.run(ask({"op": "act", "node": "agent", "action": "left"}))
-    assert "replay_step: t must be a whole step number, 0 or more (got -1)" in asyncio.run(
+    assert "replay_step: t must be a whole step number from 0 to 9223372036854775807 (got '-1')" in asyncio.run(
         ask({"op": "replay_step", "episode": "ep00000", "t": -1}))
     assert "replay: this console has no run folder" in asyncio.run(ask({"op": "replay", "episode": "ep00000"}))
     assert asyncio.run(ask({"op": "ctl", "cmd": "pause"}))["ok"] is True
@@ -538,6 +538,35 @@ def test_replay_reads_a_recording_while_it_is_written(tmp_path: Path):
     assert seen == sorted(seen) and seen[-1] == 3
     assert replays.recordings.files[tmp_path / "run" / "recording.mcap"].complete
     assert replays.frame("ep00000", 0).startswith(b"\x89PNG")
+
+
+def test_frames_and_replay_steps_past_sqlites_integers_are_refused_with_the_range(tmp_path: Path):
+    """A step number past 2^63-1 reached SQLite and came back as a 500 (``/frame``) or as the driver's
+    OverflowError text (``replay_step``, whose msgpack carries up to 2^64-1)."""
+    import msgpack
+    from starlette.testclient import TestClient
+
+    from kernel.tools.console.app import build_app
+
+    async def call(node, svc, body):
+        return {}
+
+    _fake_run(tmp_path / "run", frames=True)
+    web = TestClient(build_app(Hub(call, run_dir=tmp_path / "run", humans=[]), "tok"), raise_server_exceptions=False)
+    for t in (10**30, 2**63, "9" * 5000):
+        got = web.get(f"/frame/ep00000/{t}?token=tok")
+        assert got.status_code == 400 and "frame: t must be a whole step number from 0 to 9223372036854775807" \
+            in got.text, (got.status_code, got.text[:200])
+    got = web.get("/frame/ep00000/500?token=tok")
+    assert got.status_code == 404 and "no step t=500 in episode ep00000: it has 3 steps, t=0..2" in got.text
+    assert web.get("/frame/ep00000/2?token=tok").content.startswith(b"\x89PNG")
+    with web.websocket_connect("/ws?token=tok") as ws:
+        for n, t in enumerate((2**63, 2**64 - 1, 500)):
+            ws.send_bytes(msgpack.packb({"op": "replay_step", "id": n, "episode": "ep00000", "t": t}))
+            while (reply := msgpack.unpackb(ws.receive_bytes()))["type"] != "reply":
+                pass
+            assert reply["id"] == n and not reply["ok"]
+            assert ("it has 3 steps" if t == 500 else "t must be a whole step number from 0 to") in reply["error"]
 
 
 class _InProcessConsole:

@@ -109,6 +109,90 @@ def test_the_images_section_shows_each_episodes_rows_side_by_side_with_its_resul
     assert (page.parent / match.group(1)).is_file()
 
 
+def _png_claiming(width: int, height: int) -> bytes:
+    """A PNG signature and header declaring ``width`` x ``height``, and nothing else: a decompression bomb's head."""
+    import struct
+    import zlib
+
+    ihdr = b"IHDR" + struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + ihdr + struct.pack(">I", zlib.crc32(ihdr))
+
+
+@pytest.mark.timeout(30)  # a FIFO used to block the report's open() for ever
+def test_the_report_reads_only_regular_pictures_inside_the_run_folder(tmp_path: Path) -> None:
+    """A media index is data anyone who can write the run folder wrote: what it names outside the
+    folder, a FIFO, and files that are not the picture their name says are skipped with a note that
+    names the entry, never inlined, never waited on."""
+    import os
+
+    run = tmp_path / "run"
+    hand_made_run(run)
+    write_set(run, "judge", "ep00000", [("target", solid((200, 30, 30)))], caption="kept")
+    secret = tmp_path / "outside.png"
+    Image.fromarray(solid((1, 2, 3))).save(secret)
+    folder = run / "media" / "judge" / "ep00000"
+    Image.fromarray(solid((4, 5, 6))).save(folder / "gif-0-x.png", format="GIF")
+    (folder / "text-0-x.jpg").write_text("not a picture\n")
+    (folder / "bomb-0-x.png").write_bytes(_png_claiming(200_000, 200_000))
+    (folder / "link-0-x.png").symlink_to(secret)
+    os.mkfifo(folder / "fifo-0-x.png")
+    (folder / "dir-0-x.png").mkdir()
+    entries = {"absolute": str(secret), "dotdot": "../outside.png", "symlink": "media/judge/ep00000/link-0-x.png",
+               "fifo": "media/judge/ep00000/fifo-0-x.png", "gif": "media/judge/ep00000/gif-0-x.png",
+               "text": "media/judge/ep00000/text-0-x.jpg", "bomb": "media/judge/ep00000/bomb-0-x.png",
+               "nul": "media/judge/\x00.png", "folder": "media/judge/ep00000/dir-0-x.png",
+               "suffix": "summary.json"}
+    with open(run / "media" / "judge" / "index.jsonl", "a") as fh:
+        fh.write(json.dumps({"episode": "ep00000", "node": "judge", "row": "attack", "caption": "attack", "time": 1,
+                             "pictures": [{"label": label, "path": path, "width": 300, "height": 200}
+                                          for label, path in entries.items()]}) + "\n")
+
+    html = build(run).read_text()
+    card = cards(html)["ep00000"]
+    assert [alt for row in rows(card) for _, alt, _ in row] == ["ep00000: target"]  # only the node's own picture
+    notes = dict(re.findall(r'<div class="note skipped">media/judge/index.jsonl: picture &#39;(\w+)&#39; of row &#39;attack&#39; (.*?)</div>',
+                            card))
+    assert set(notes) == set(entries), notes
+    for label in ("absolute", "dotdot", "symlink"):
+        assert "skipped: it lies outside the run folder" in notes[label], notes[label]
+    assert "not a regular file" in notes["fifo"] and "not a regular file" in notes["folder"]
+    assert "is not a PNG picture, as its name &#39;gif-0-x.png&#39; says" in notes["gif"]
+    assert "is not a JPEG picture" in notes["text"]
+    assert "Pillow cannot read it as a PNG picture" in notes["bomb"]
+    assert "not a usable path" in notes["nul"]
+    assert "its name ends in .json, and a picture&#39;s in .png or .jpg" in notes["suffix"]
+    assert "(path &#39;../outside.png&#39;)" in notes["dotdot"]
+
+
+def test_report_out_must_name_an_html_file_it_may_write(tmp_path: Path) -> None:
+    """``--out`` names the page: a folder there or in the way, something no regular file, or a file
+    that is no HTML page (the run's own results.sqlite) is refused before any work, naming the path;
+    an earlier report there is replaced."""
+    import os
+
+    from kernel.sdk.errors import FramebusError  # launch's exit 2 for bad input; a bare OSError was a traceback
+
+    run = tmp_path / "run"
+    hand_made_run(run)
+    (run / "results.sqlite").write_bytes(b"SQLite format 3\x00" + bytes(100))
+    (tmp_path / "afile").write_text("notes\n")
+    (tmp_path / "folder").mkdir()
+    os.mkfifo(tmp_path / "fifo.html")
+    refused = {tmp_path / "folder": "it is a folder; --out names the HTML file to write",
+               tmp_path / "afile" / "r.html": f"{tmp_path / 'afile'} is a file, not a folder",
+               run / "results.sqlite": "it exists and is not an HTML page, so it is left alone",
+               tmp_path / "afile": "it exists and is not an HTML page",
+               tmp_path / "fifo.html": "it is not a regular file"}
+    for out, why in refused.items():
+        with pytest.raises(FramebusError) as exc:
+            build(run, out)
+        assert str(exc.value).startswith(f"cannot write the report to {out}: {why}"), str(exc.value)
+    assert (run / "results.sqlite").read_bytes().startswith(b"SQLite format 3")
+    assert (tmp_path / "afile").read_text() == "notes\n"
+    page = build(run, tmp_path / "new" / "r.html")
+    assert build(run, page) == page and page.read_text().startswith("<!doctype html>")
+
+
 def test_a_node_attaches_pictures_off_the_loop_and_without_a_run_folder_keeps_none(tmp_path: Path) -> None:
     node = Node()
     node.id = "judge"

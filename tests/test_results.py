@@ -75,6 +75,112 @@ def test_a_damaged_run_folder_is_refused_with_the_file_named(tmp_path):
     assert not (out / "logs" / "env.log").read_text().count("ep00002")  # the refused re-run started no node
 
 
+def damage(db_path: Path, name: str) -> None:
+    """Overwrite the start of the root page of table or index ``name``: the file's header (page 1)
+    stays whole, so it opens as a database and fails only where those rows are read."""
+    db = sqlite3.connect(db_path)
+    page = db.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (name,)).fetchone()[0]
+    size = db.execute("PRAGMA page_size").fetchone()[0]
+    db.close()
+    assert page > 1
+    with open(db_path, "r+b") as fh:
+        fh.seek((page - 1) * size)
+        fh.write(b"\xde\xad\xbe\xef" * 16)
+
+
+def stored_run(run_dir: Path, episodes: int = 3) -> Path:
+    """A run folder's results store with ``episodes`` ended episodes, written as the kernel writes them."""
+    from kernel.graph.store import ResultsStore
+
+    run_dir.mkdir()
+    store = ResultsStore(run_dir)
+    for n in range(episodes):
+        store.end({"episode_id": f"ep{n:05d}", "status": "completed", "node": "env", "retries": 0,
+                   "metrics": {"score": 100.0, "steps": n + 1}}, n)
+    store.close()
+    return run_dir / "results.sqlite"
+
+
+@pytest.mark.parametrize("where", ["episodes", "sqlite_autoindex_episodes_1", "json", "json-list"])
+def test_a_damaged_page_or_cell_while_reading_rows_names_the_file_and_what_to_do(tmp_path, where):
+    """Rows a resumed run and `launch export` read from a store whose header is whole but a page of
+    the episode table (or its index) is not, or whose metrics cell is no JSON object: a
+    ResultsDbError naming the file, the episode where it knows it, and the way back (episodes.jsonl)."""
+    from kernel.bus.resultsdb import ResultsDbError
+    from kernel.graph.store import ResultsStore
+    from kernel.tools.export import episode_rows
+
+    path = stored_run(tmp_path / "run")
+    if where.startswith("json"):
+        with sqlite3.connect(path) as db:
+            db.execute("UPDATE episodes SET metrics = ? WHERE episode_id = 'ep00001'",
+                       ("{not json" if where == "json" else "[1, 2]",))
+        db.close()
+    else:
+        damage(path, where)
+    told = ("episode ep00001's metrics are not JSON" if where == "json" else
+            "episode ep00001's metrics are not a JSON object" if where == "json-list" else
+            "reading its ended episodes failed: database disk image is malformed")
+    with pytest.raises(ResultsDbError) as resumed:
+        store = ResultsStore(tmp_path / "run")
+        try:
+            list(store.each_ended())
+        finally:
+            store.close()
+    if where == "sqlite_autoindex_episodes_1":  # export reads the table, not the index: its rows are whole
+        assert [row["episode_id"] for row in episode_rows(tmp_path / "run")] == ["ep00000", "ep00001", "ep00002"]
+        errors = [resumed.value]
+    else:
+        with pytest.raises(ResultsDbError) as read:
+            list(episode_rows(tmp_path / "run"))
+        errors = [resumed.value, read.value]
+    for exc in errors:
+        assert str(exc).startswith(f"{path} is damaged: {told}"), str(exc)
+        assert "move results.sqlite away and run the same `launch run` into this folder again" in str(exc)
+
+
+def test_a_page_damaged_where_the_run_writes_is_told_once_and_the_mirror_keeps_the_episodes(tmp_path, capsys):
+    """The episode table reads fine but the metrics table's page is bad: each write fails, and
+    retrying cannot mend it. One line names the file and the way back, not a traceback a batch;
+    episodes.jsonl still takes every ended episode."""
+    from kernel.graph.store import ResultsStore, read_mirror
+
+    path = stored_run(tmp_path / "run")
+    damage(path, "metrics")
+    store = ResultsStore(tmp_path / "run")
+    assert len(list(store.each_ended())) == 3
+    for n in (3, 4):
+        store.end({"episode_id": f"ep{n:05d}", "status": "completed", "metrics": {"score": 1.0}}, n)
+        assert store.sync(30)
+    store.close()
+    assert store._writer.failures == 2
+    told = capsys.readouterr()
+    text = told.out + told.err
+    assert text.count(f"{path} is damaged: writing to it failed: database disk image is malformed") == 1, text
+    assert "Traceback" not in text
+    ended = read_mirror((tmp_path / "run" / "episodes.jsonl").read_bytes()).records
+    assert [r["episode_id"] for r in ended] == [f"ep{n:05d}" for n in range(5)]
+
+
+def test_a_resume_into_a_damaged_store_stops_with_the_file_named_and_a_rebuild_works(tmp_path):
+    """The whole way: `launch run` into a folder whose results.sqlite has a bad page in its episode
+    table stops with exit 2 and the file's path, no traceback and no node started; `launch export`
+    says the same; moving the file away as told resumes from episodes.jsonl."""
+    out = tmp_path / "run"
+    assert launch("run", "hello.yaml", "--episodes", "2", "--out", str(out)).returncode == 0
+    damage(out / "results.sqlite", "episodes")
+    for args in (["run", "hello.yaml", "--episodes", "3", "--out", str(out)], ["export", str(out)]):
+        result = launch(*args)
+        flat = " ".join(result.stderr.split())
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert f"{out / 'results.sqlite'} is damaged: reading its ended episodes failed: database disk image " \
+               "is malformed. Its ended episodes are also in episodes.jsonl" in flat, result.stderr
+    assert not (out / "logs" / "env.log").read_text().count("ep00002")  # the refused re-run started no node
+    (out / "results.sqlite").rename(tmp_path / "damaged.sqlite")
+    assert launch("run", "hello.yaml", "--episodes", "3", "--out", str(out)).returncode == 0
+    assert [r["episode_id"] for r in exported(out)] == ["ep00000", "ep00001", "ep00002"]
+
+
 def test_a_database_locked_by_another_process_does_not_stall_the_kernel(tmp_path):
     """Agents write step records to the same file; while one holds the write lock, the kernel's
     episode end is queued (the writer thread waits for the lock, the kernel's loop does not)."""

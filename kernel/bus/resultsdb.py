@@ -105,6 +105,34 @@ def unusable(path: Path, exc: sqlite3.Error) -> ResultsDbError:
                           "the run over in this folder, or give another --out folder")
 
 
+def is_damage(exc: sqlite3.Error) -> bool:
+    """Whether SQLite found the file damaged (a malformed page): no retry and no other process can mend it."""
+    return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_CORRUPT or "malformed" in str(exc)
+
+
+def damaged(path: Path, what: str, exc: Exception) -> ResultsDbError:
+    """A ResultsDbError for damage met while reading rows (a page SQLite finds malformed, a cell
+    that is not the JSON it should be): ``what`` says which rows. episodes.jsonl mirrors every ended
+    episode, and a run started into a folder without the database takes them back from it."""
+    return ResultsDbError(f"{path} is damaged: {what}: {exc}. Its ended episodes are also in episodes.jsonl "
+                          f"beside it: move {path.name} away and run the same `launch run` into this folder "
+                          "again, which takes them back from there (agents' step records are lost), or give "
+                          "another --out folder")
+
+
+def metrics_of(path: Path, eid: Any, cell: Any) -> dict[str, Any]:
+    """An episode row's ``metrics`` cell as the mapping it holds; a ResultsDbError naming the file
+    and the episode when it holds anything else."""
+    try:
+        metrics = json.loads(cell)
+    except (TypeError, ValueError) as exc:
+        raise damaged(path, f"episode {eid}'s metrics are not JSON", exc) from None
+    if not isinstance(metrics, dict):
+        raise damaged(path, f"episode {eid}'s metrics are not a JSON object",
+                      ValueError(f"a JSON {type(metrics).__name__}")) from None
+    return metrics
+
+
 def connect(path: Path) -> sqlite3.Connection:
     try:
         db = sqlite3.connect(path, timeout=30.0, isolation_level=None)  # autocommit; explicit transactions
@@ -146,6 +174,7 @@ class Writer:
         self.failures = 0
         self.problem: str | None = None  # the first disk refusal, as "cannot write PATH: why"
         self.on_problem = on_problem
+        self.damage_told = False  # a damaged database is logged once, not once a batch
         self._queue: queue.SimpleQueue[list[Statement] | threading.Event | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -210,6 +239,13 @@ class Writer:
                         log.error("results not written", file=str(self.path), writes=len(work), error=self.problem)
                         if self.on_problem is not None:
                             self.on_problem(self.problem)
+                    return
+                if is_damage(exc):  # trying again cannot help either; episodes.jsonl still takes the episodes
+                    self.failures += len(work)
+                    if not self.damage_told:
+                        self.damage_told = True
+                        log.error("results not written", writes=len(work),
+                                  error=str(damaged(self.path, "writing to it failed", exc)))
                     return
                 if attempt == self.TRIES:
                     self.failures += len(work)

@@ -22,7 +22,7 @@ from kernel.bus.shm import remove_segments
 from kernel.graph import backends
 from kernel.graph.core import Kernel
 from kernel.graph.keys import RunKeys
-from kernel.launchfile import LaunchFile
+from kernel.launchfile import LaunchError, LaunchFile
 
 READY_TIMEOUT_S = float(os.environ.get("FRAMEBUS_READY_TIMEOUT", "300"))
 EXIT_CODES = {"completed": 0, "failed": 1, "stopped": 0, "interrupted": 130, "timeout": 124}
@@ -59,6 +59,10 @@ async def open_graph(lf: LaunchFile, run_dir: Path, cleanup: contextlib.AsyncExi
     for folder in (run_dir, run_dir / "logs"):
         try:
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):  # a file where the folder, or one above it, would be
+            blocker = next(p for p in (folder, *folder.parents) if p.exists() and not p.is_dir())
+            raise LaunchError(f"the run folder {run_dir} cannot be made: {blocker} is a file, not a folder; "
+                              "give a folder's path", key="--out / run.out") from None
         except OSError as exc:
             refused = not_written(folder, exc)
             if refused is None:

@@ -40,7 +40,8 @@ from typing import Any, Callable, Iterator
 import structlog
 
 from kernel.bus.resultsdb import (
-    FILENAME, STEP_SQL, ResultsNotWritten, Statement, Writer, attempt_of, connect, json_default, not_written)
+    FILENAME, STEP_SQL, ResultsNotWritten, Statement, Writer, attempt_of, connect, damaged, json_default,
+    metrics_of, not_written)
 
 log = structlog.get_logger("framebus.store")
 
@@ -119,6 +120,8 @@ class ResultsStore:
             self._fd = os.open(self.mirror_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
         except (OSError, sqlite3.Error) as exc:
             refused = not_written(self.mirror_path if isinstance(exc, OSError) else self.path, exc)
+            if refused is None and isinstance(exc, sqlite3.DatabaseError):
+                refused = damaged(self.path, "reading its ended episodes failed", exc)
             if refused is None:
                 raise
             self.db.close()
@@ -162,10 +165,13 @@ class ResultsStore:
     def each_ended(self) -> Iterator[dict[str, Any]]:
         """Every episode already ended, as the records a resumed run starts from, one at a time: a
         resumed long run need not hold them all. Writes still queued are not in it (see ``sync``)."""
-        for eid, status, node, retries, metrics in self.db.execute(
-                "SELECT episode_id, status, node, retries, metrics FROM episodes"):
-            yield {"episode_id": eid, "status": status, "node": node, "retries": retries,
-                   "metrics": json.loads(metrics)}
+        try:  # rows are read as they are yielded: a damaged page further in shows up mid-way
+            for eid, status, node, retries, metrics in self.db.execute(
+                    "SELECT episode_id, status, node, retries, metrics FROM episodes"):
+                yield {"episode_id": eid, "status": status, "node": node, "retries": retries,
+                       "metrics": metrics_of(self.path, eid, metrics)}
+        except sqlite3.DatabaseError as exc:
+            raise damaged(self.path, "reading its ended episodes failed", exc) from None
 
     def end(self, record: dict[str, Any], index: int | None) -> None:
         """Mirror one ended episode and queue it for the database (one transaction with its metrics).

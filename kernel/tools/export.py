@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Iterator, TextIO
 
-from kernel.bus.resultsdb import FILENAME, unusable
+from kernel.bus.resultsdb import FILENAME, damaged, metrics_of, unusable
 
 
 def export(run_dir: Path, fmt: str, out: TextIO) -> int:
@@ -37,8 +37,11 @@ def episode_rows(run_dir: Path) -> Iterator[dict[str, Any]]:
     try:  # rows are read as they are yielded: damage further in shows up mid-way
         for eid, status, node, retries, metrics in db.execute(
                 "SELECT episode_id, status, node, retries, metrics FROM episodes ORDER BY idx, episode_id"):
-            yield {"episode_id": eid, "status": status, "node": node, "retries": retries, **json.loads(metrics)}
+            yield {"episode_id": eid, "status": status, "node": node, "retries": retries,
+                   **metrics_of(path, eid, metrics)}
     except sqlite3.DatabaseError as exc:
-        raise unusable(path, exc) from None
+        # a file that is no database at all fails on its first read; one with a bad page, further in
+        raise (unusable(path, exc) if "not a database" in str(exc) else
+               damaged(path, "reading its ended episodes failed", exc)) from None
     finally:
         db.close()

@@ -30,7 +30,7 @@ from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from kernel.tools.console.hub import Hub, pack
+from kernel.tools.console.hub import Hub, pack, step_number
 
 STATIC = Path(__file__).parent / "static"
 FILES = {"console.js": "text/javascript", "msgpack.js": "text/javascript", "replay.js": "text/javascript",
@@ -110,13 +110,15 @@ def build_app(hub: Hub, token: str, port: int) -> Starlette:
         """``/frame/{episode}/{t}``: a recorded frame for the replay view, as the recorder wrote it (PNG)."""
         if (status := check_token(token, _given(request))) is not None:
             return refused(status)
-        episode, t = request.path_params["episode"], request.path_params["t"]
-        if not (t.isascii() and t.isdigit()):
-            return PlainTextResponse(f"t must be a whole step number, 0 or more (got {t!r})\n", status_code=400)
+        episode = request.path_params["episode"]
+        try:
+            t = step_number(request.path_params["t"], "frame")
+        except ValueError as exc:
+            return PlainTextResponse(f"{exc}\n", status_code=400)
         if hub.replays is None:
             return PlainTextResponse("this console has no run folder, so it has no frames\n", status_code=404)
         try:
-            png = await asyncio.to_thread(hub.replays.frame, episode, int(t))
+            png = await asyncio.to_thread(hub.replays.frame, episode, t)
         except LookupError as exc:
             return PlainTextResponse(f"{exc.args[0] if exc.args else exc}\n", status_code=404)
         except sqlite3.Error as exc:  # another process holds the store's lock longer than the busy timeout

@@ -53,6 +53,19 @@ def find_frame(body: Any) -> np.ndarray | None:
     return None
 
 
+#: the last step number a page may ask for: steps are SQLite INTEGERs (signed 64-bit), and the driver
+#: raises OverflowError on a bigger Python int (msgpack carries up to 2^64-1, a URL any length)
+LAST_STEP = 2**63 - 1
+
+
+def step_number(t: Any, what: str) -> int:
+    """``t`` (an int, or the digits of a URL) as a step number, or a ValueError naming ``what`` and the range."""
+    value = int(t) if isinstance(t, str) and t.isascii() and t.isdigit() and len(t) <= 20 else t
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= LAST_STEP:
+        raise ValueError(f"{what}: t must be a whole step number from 0 to {LAST_STEP} (got {str(t)[:40]!r})")
+    return value
+
+
 def plain(value: Any, depth: int = 0, max_str: int = 4000) -> Any:
     """A body made small and msgpack-safe for a page: arrays become a note of their shape."""
     if isinstance(value, np.ndarray):
@@ -229,9 +242,7 @@ class Hub:
         episode = msg.get("episode")
         if not isinstance(episode, str):
             raise ValueError(f"{op}: episode must be an episode id string (got {episode!r})")
-        t = msg.get("t")
-        if op == "replay_step" and (not isinstance(t, int) or isinstance(t, bool) or t < 0):
-            raise ValueError(f"replay_step: t must be a whole step number, 0 or more (got {t!r})")
+        t = step_number(msg.get("t"), op) if op == "replay_step" else None
         if self.replays is None:
             raise ValueError(f"{op}: this console has no run folder, so there is nothing to replay")
         if op == "replay":

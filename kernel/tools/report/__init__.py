@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from kernel.sdk.errors import FramebusError
 from kernel.sdk.images import data_url
 from kernel.tools.report.plots import RESULT_HINTS
 from kernel.tools.report.tables import Table, fmt
@@ -31,6 +32,31 @@ MAX_EPISODE_COLUMNS = 12
 NOT_RECORDED = ("No frames here: this run was not recorded. Run the launch file again with --record (or with a "
                 "recorder node in it, docs/record.md) and the report shows each episode as a strip of its steps: "
                 "the recorded frame (or the observation's text) and the agent's action.")
+
+
+class PageNotWritten(FramebusError):
+    """The report's page cannot be written where it was asked to be (``--out``): the message names the path and why."""
+
+
+def check_page_path(path: Path) -> None:
+    """Refuse a page path before any work: a folder in its place or in its way, something that is no
+    regular file, or an existing file that is no HTML page (``--out RUN/results.sqlite`` would
+    otherwise be overwritten). An earlier report is replaced, as re-running a report should."""
+    blocker = next((p for p in (path.parent, *path.parent.parents) if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        raise PageNotWritten(f"cannot write the report to {path}: {blocker} is a file, not a folder")
+    if path.is_dir():
+        raise PageNotWritten(f"cannot write the report to {path}: it is a folder; --out names the HTML file to "
+                             f"write, e.g. {path / 'report.html'}")
+    if path.exists() or path.is_symlink():
+        if not path.is_file():
+            raise PageNotWritten(f"cannot write the report to {path}: it is not a regular file (a FIFO, a device "
+                                 "or a broken link); give the path of a new .html file")
+        with path.open("rb") as fh:
+            head = fh.read(64).lstrip().lower()
+        if head and not head.startswith((b"<!doctype html", b"<html")):
+            raise PageNotWritten(f"cannot write the report to {path}: it exists and is not an HTML page, so it is "
+                                 "left alone; give the path of a new .html file (or remove that one)")
 
 
 def _facts(summary: dict[str, Any], data: Any) -> list[tuple[str, str]]:
@@ -96,6 +122,7 @@ def build(run_dir: Path, out: Path | None = None, *, max_episodes: int = 12, max
     from kernel.tools.report.gallery import galleries
     from kernel.tools.report.tables import section_tables
 
+    check_page_path(out or run_dir / "report.html")
     data = rundata.load(run_dir)
     summary = data.summary
     sections = [(name, section_tables(name, value)) for name, value in summary.items() if name not in RUN_KEYS]
@@ -143,8 +170,12 @@ def render(path: Path, **parts: Any) -> Path:
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     html = env.from_string(PAGE).render(**{**empty, **parts}, fmt=fmt,
                                         generated=datetime.now().strftime("%Y-%m-%d %H:%M"))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(html)
+    check_page_path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(html)
+    except OSError as exc:  # a folder it may not write, a full disk
+        raise PageNotWritten(f"cannot write the report to {path}: {exc.strerror or exc}") from None
     return path
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,12 +20,19 @@ from urllib.parse import quote
 import numpy as np
 
 from kernel.sdk.images import data_url, png_bytes
-from kernel.sdk.media import read_sets
+from kernel.sdk.media import INDEX, MEDIA_DIR, read_sets, slug
 
 BOX = (560, 760)  # the largest inlined picture (width, height): a page stays legible, the file small
 MAX_ROWS = 6  # sets per episode at most
 METRICS = 6
 HINTS = ("score", "success", "reward", "aes", "distance", "improve", "return", "agreement", "goal")
+MAX_BYTES = 64 << 20  # the largest picture file read: the writer keeps pictures at most 1280 px on a side
+#: what a picture file's name promises, and what its first bytes and Pillow must then find
+KINDS = {".png": (b"\x89PNG\r\n\x1a\n", "PNG"), ".jpg": (b"\xff\xd8\xff", "JPEG")}
+
+
+class Skipped(Exception):
+    """A picture the index names that the report will not show; the message says why."""
 
 
 @dataclass
@@ -49,14 +57,50 @@ class Gallery:
     metrics: dict[str, Any]
     rows: list[Row] = field(default_factory=list)
     hidden_rows: int = 0
+    skipped: list[str] = field(default_factory=list)  # index entries not shown, each with why
 
 
-def shrink(path: Path, box: tuple[int, int] = BOX) -> str | None:
-    """A picture file fitted into ``box`` as a ``data:`` URL; None when it cannot be read."""
+def read_picture(run_dir: Path, entry: str) -> tuple[Path, bytes]:
+    """The file a media index entry names, as a path under ``run_dir`` and its bytes.
+
+    The index is data anyone who can write the run folder (or a node on another machine) wrote, so
+    an entry is confined to the run folder (after ``..`` and symbolic links), must be a regular file
+    (a FIFO would block the report forever) and must start as its suffix says. Raises Skipped."""
+    try:
+        path = run_dir / entry  # an absolute entry replaces run_dir here: caught just below
+        real, root = path.resolve(), run_dir.resolve()
+    except (OSError, ValueError, RuntimeError) as exc:  # a NUL byte, a symlink loop
+        raise Skipped(f"not a usable path ({exc})") from None
+    if not real.is_relative_to(root):
+        raise Skipped(f"it lies outside the run folder {root}")
+    kind = KINDS.get(real.suffix.lower())
+    if kind is None:
+        raise Skipped(f"its name ends in {real.suffix or 'no suffix'}, and a picture's in {' or '.join(KINDS)}")
+    try:  # O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one
+        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise Skipped(f"it cannot be opened ({exc.strerror})") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+        os.close(fd)
+        raise Skipped("it is not a regular file (a FIFO, a device or a folder)" if not stat.S_ISREG(info.st_mode)
+                      else f"it is {info.st_size:,} bytes, more than the {MAX_BYTES:,} a picture may have")
+    with os.fdopen(fd, "rb") as fh:
+        data = fh.read(MAX_BYTES + 1)
+    if not data.startswith(kind[0]):
+        raise Skipped(f"it is not a {kind[1]} picture, as its name {real.name!r} says")
+    return path, data
+
+
+def shrink(data: bytes, kind: str, box: tuple[int, int] = BOX) -> str:
+    """A picture file's bytes (``kind``: Pillow's format name) fitted into ``box`` as a ``data:`` URL.
+    Raises Skipped when Pillow cannot read it, or reads it as another format."""
     from PIL import Image, UnidentifiedImageError
 
     try:
-        with Image.open(path) as image:
+        with Image.open(io.BytesIO(data)) as image:
+            if image.format != kind:
+                raise Skipped(f"it is a {image.format} picture named as a {kind} one")
             image = image.convert("RGB")
             image.thumbnail(box, Image.Resampling.LANCZOS)
             # a page of flat colours keeps its text sharp in a palette PNG; a page of photos is
@@ -67,8 +111,8 @@ def shrink(path: Path, box: tuple[int, int] = BOX) -> str | None:
             image.save(out, format="JPEG", quality=80)
             jpeg = out.getvalue()
             return data_url(jpeg, "image/jpeg") if len(jpeg) < len(png) else data_url(png)
-    except (OSError, UnidentifiedImageError, ValueError):
-        return None
+    except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError) as exc:
+        raise Skipped(f"Pillow cannot read it as a {kind} picture ({exc})") from None
 
 
 def _shown_metrics(metrics: dict[str, Any], wanted: list[str]) -> dict[str, Any]:
@@ -100,15 +144,20 @@ def galleries(run_dir: Path, episodes: list[dict[str, Any]], page_dir: Path, *, 
         for line in lines[:max_rows]:
             row = Row(str(line.get("caption", "")), str(line.get("node", "")), [])
             for pic in line.get("pictures") or []:
-                path = run_dir / str(pic.get("path", ""))
-                uri = shrink(path)
-                if uri is None:
+                entry = str(pic.get("path", ""))
+                try:
+                    path, data = read_picture(run_dir, entry)
+                    uri = shrink(data, KINDS[path.suffix.lower()][1])
+                except Skipped as why:
+                    index = f"{MEDIA_DIR}/{slug(str(line.get('node', '')))}/{INDEX}"
+                    card.skipped.append(f"{index}: picture {str(pic.get('label', ''))!r} of row {row.caption!r} "
+                                        f"(path {entry[:200]!r}) skipped: {why}")
                     continue
                 link = quote(Path(os.path.relpath(path, page_dir)).as_posix())
                 row.pictures.append(Shown(str(pic.get("label", "")), uri, link,
                                           (int(pic.get("width", 0)), int(pic.get("height", 0)))))
             if row.pictures:
                 card.rows.append(row)
-        if card.rows:
+        if card.rows or card.skipped:
             out.append(card)
     return out, len(order)

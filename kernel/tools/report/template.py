@@ -156,6 +156,7 @@ PAGE = r"""<!doctype html>
   </div>
   {% endfor %}
   {% if g.hidden_rows %}<div class="note">{{ g.hidden_rows }} more rows in the run folder's media/</div>{% endif %}
+  {% for note in g.skipped %}<div class="note skipped">{{ note }}</div>{% endfor %}
 </section>
 {% endfor %}
 {% endif %}

@@ -14,10 +14,11 @@ from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
 from nodes.browser.sites import content, images
-from nodes.browser.sites.framework import Ctx, Handler, Site, layout, page_number
+from nodes.browser.sites.framework import Ctx, Handler, Site, layout, page_number, search_words, whole
 
 RESET_TOKEN = "4b61655535e7ed388f0d40a93600254c"  # VWA's classifieds reset token, so its env code works as is
 PER_PAGE = 12
+MAX_PRICE = 1_000_000_000  # dollars: far above any listing, far below SQLite's integer range
 CATEGORIES: dict[str, tuple[str, ...]] = {
     "Antiques": ("clock", "vase", "mirror", "lamp"),
     "Appliances": ("toaster", "blender", "microwave", "kettle"),
@@ -182,21 +183,21 @@ class Classifieds(Site):
         q = ctx.query
         where, args = ["1 = 1"], []
         if q.get("sPattern"):
-            for word in q["sPattern"].split():
+            for word in search_words(q["sPattern"], "sPattern"):
                 where.append("(l.title LIKE ? OR l.description LIKE ?)")
                 args += [f"%{word}%", f"%{word}%"]
         if q.get("sCategory"):
             where.append("l.category_id = ?")
-            args.append(_int(q["sCategory"], "sCategory"))
+            args.append(whole(q["sCategory"], "sCategory"))
         if q.get("sCity"):
             where.append("l.city = ?")
             args.append(q["sCity"])
         if q.get("sPriceMin"):
             where.append("l.price >= ?")
-            args.append(_int(q["sPriceMin"], "sPriceMin"))
+            args.append(whole(q["sPriceMin"], "sPriceMin", 0, MAX_PRICE))
         if q.get("sPriceMax"):
             where.append("l.price <= ?")
-            args.append(_int(q["sPriceMax"], "sPriceMax"))
+            args.append(whole(q["sPriceMax"], "sPriceMax", 0, MAX_PRICE))
         order = SORTS.get(q.get("sOrder", "dt_pub_date"), "created")
         direction = "ASC" if q.get("iOrderType") == "asc" else "DESC"
         page = page_number(ctx, "iPage")
@@ -206,7 +207,7 @@ class Classifieds(Site):
                               f"LIMIT ? OFFSET ?", [*args, PER_PAGE, (page - 1) * PER_PAGE]).fetchall()
         category = None
         if q.get("sCategory"):
-            found = ctx.db.execute("SELECT name FROM categories WHERE id = ?", (_int(q["sCategory"], "sCategory"),))
+            found = ctx.db.execute("SELECT name FROM categories WHERE id = ?", (whole(q["sCategory"], "sCategory"),))
             category = (found.fetchone() or [None])[0]
         params = {k: v for k, v in q.items() if k != "iPage"}
         base = "/index.php?" + urlencode(params)
@@ -231,7 +232,8 @@ class Classifieds(Site):
         ctx.need_user()
         action = ("/index.php?page=item&action=item_add" if listing is None
                   else f"/index.php?page=item&action=item_edit&id={listing['id']}")
-        return ctx.render("edit.html", l=listing, action=action, error=error, categories=self._categories(ctx),
+        return ctx.render("edit.html", status=400 if error else 200, l=listing, action=action, error=error,
+                          categories=self._categories(ctx),
                           cities=content.CITIES, heading="Publish a listing" if listing is None else "Edit listing",
                           button="Publish" if listing is None else "Update")
 
@@ -278,7 +280,7 @@ class Classifieds(Site):
 
     def _listing(self, ctx: Ctx) -> sqlite3.Row:
         row = ctx.db.execute("SELECT l.*, c.name AS category FROM listings l JOIN categories c ON c.id = "
-                             "l.category_id WHERE l.id = ?", (_int(ctx.query.get("id", ""), "id"),)).fetchone()
+                             "l.category_id WHERE l.id = ?", (whole(ctx.query.get("id", ""), "id"),)).fetchone()
         if row is None:
             raise HTTPException(404, f"no listing {ctx.query.get('id')}")
         return row
@@ -297,9 +299,11 @@ class Classifieds(Site):
             return "A title is required."
         try:
             price = int(ctx.form.get("price", "").replace("$", "").replace(",", "").strip())
-            category_id = int(ctx.form.get("catId", "1"))
         except ValueError:
-            return "The price must be a whole number of dollars."
+            price = -1
+        if not 0 <= price <= MAX_PRICE:
+            return f"The price must be a whole number of dollars from 0 to {MAX_PRICE:,}."
+        category_id = whole(ctx.form.get("catId", "1"), "catId")
         if not ctx.db.execute("SELECT 1 FROM categories WHERE id = ?", (category_id,)).fetchone():
             return "Choose a category."
         city = ctx.form.get("city", content.CITIES[0])
@@ -319,9 +323,3 @@ class Classifieds(Site):
                                 "SELECT created FROM comments)").fetchone()[0]
         return (datetime.strptime(newest, "%Y-%m-%d %H:%M") + timedelta(minutes=1)).strftime("%Y-%m-%d %H:%M")
 
-
-def _int(text: str, name: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise HTTPException(400, f"{name} must be a whole number, got {text!r}") from None

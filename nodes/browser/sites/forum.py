@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
 from nodes.browser.sites import content, images
-from nodes.browser.sites.framework import Ctx, Handler, Site, layout, page_number
+from nodes.browser.sites.framework import Ctx, Handler, Site, layout, page_number, whole
 
 PER_PAGE = 15
 ME = "MarvelsGrantMan136"
@@ -145,7 +145,7 @@ class Forum(Site):
     def forum(self, ctx: Ctx) -> Response:
         name, sort = ctx.path["forum"], ctx.path.get("sort", "hot")
         if sort.isdigit():  # /f/<forum>/<id> without its slug
-            s = self._submission(ctx, int(sort))
+            s = self._submission(ctx, whole(sort, "id"))
             return ctx.redirect(f"/f/{s['forum']}/{s['id']}/{s['slug']}")
         if sort not in SORTS:
             raise HTTPException(404, f"no sort {sort!r}; allowed: {', '.join(SORTS)}")

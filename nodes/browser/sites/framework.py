@@ -221,6 +221,9 @@ def _endpoint(handler: Handler) -> Callable[[Request], Any]:
                         form[key] = value
                     elif (content := await value.read()):
                         files[key] = content
+        for key, value in request.path_params.items():  # the routes' {id:int} take any run of digits
+            if isinstance(value, int) and value > SQLITE_MAX:
+                raise HTTPException(400, f"{key} must be a whole number from 0 to {SQLITE_MAX:,}, got {value}")
         site: Site = request.app.state.site
         return await run_in_threadpool(site.call, handler, request, form, files)
 
@@ -248,11 +251,47 @@ async def _error_page(request: Request, exc: Exception) -> Response:
     return HTMLResponse(body, status_code=status)
 
 
-def page_number(ctx: Ctx, name: str = "p") -> int:
+#: SQLite's INTEGER is signed 64-bit; the driver raises OverflowError (a 500) on a bigger Python int
+#: rather than matching nothing, so every number a request carries is bounded before it reaches SQL
+SQLITE_MAX = 2**63 - 1
+#: past any listing the sites seed; a bigger page number is a broken link or a probe, not browsing
+MAX_PAGE = 100_000
+#: a search is a few words; each word adds a LIKE clause, and SQLite refuses an expression tree
+#: deeper than 1,000, so a pasted essay would otherwise end in a 500
+MAX_SEARCH_WORDS = 32
+
+
+def whole(text: str, name: str, low: int = 0, high: int = SQLITE_MAX) -> int:
+    """``text`` as a whole number from ``low`` to ``high``, or a 400 naming the parameter and the range."""
     try:
-        return max(1, int(ctx.query.get(name, "1")))
+        value = int(text.strip())
     except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        raise HTTPException(400, f"{name} must be a whole number from {low} to {high:,}, got {text[:40]!r}")
+    return value
+
+
+def page_number(ctx: Ctx, name: str = "p") -> int:
+    """The page a listing asks for; 0 and below mean the first (as links built from ``page - 1`` may)."""
+    text = ctx.query.get(name, "").strip()
+    if not text:
         return 1
+    try:
+        value = int(text)
+    except ValueError:
+        value = MAX_PAGE + 1
+    if value > MAX_PAGE:
+        raise HTTPException(400, f"{name} must be a page number from 1 to {MAX_PAGE:,}, got {text[:40]!r}")
+    return max(1, value)
+
+
+def search_words(text: str, name: str) -> list[str]:
+    """The words of a search box, or a 400 when there are more than a search can hold."""
+    words = text.split()
+    if len(words) > MAX_SEARCH_WORDS:
+        raise HTTPException(400, f"{name}: a search takes at most {MAX_SEARCH_WORDS} words, got {len(words)}")
+    return words
 
 
 def to_json(data: Any) -> str:

@@ -12,9 +12,10 @@ from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
 from nodes.browser.sites import content, images
-from nodes.browser.sites.framework import Ctx, Handler, Site, layout, page_number
+from nodes.browser.sites.framework import Ctx, Handler, Site, layout, page_number, search_words, whole
 
 PER_PAGE = 12
+MAX_QTY = 10_000  # Magento's default "maximum qty allowed in shopping cart"
 CATEGORIES: dict[str, tuple[str, ...]] = {
     "Blankets & Throws": ("Fleece Blanket", "Knit Throw", "Quilted Blanket"),
     "Mugs & Cups": ("Coffee Mug", "Travel Cup", "Tea Cup"),
@@ -211,7 +212,7 @@ class Shopping(Site):
                           more=page * PER_PAGE < total)
 
     def search(self, ctx: Ctx) -> Response:
-        words = ctx.query.get("q", "").split()
+        words = search_words(ctx.query.get("q", ""), "q")
         where = " AND ".join(["(p.name LIKE ? OR p.description LIKE ? OR p.sku = ?)"] * len(words)) or "1 = 1"
         args: list[object] = [v for w in words for v in (f"%{w}%", f"%{w}%", w)]
         return self._listing(ctx, f"Search results for: '{ctx.query.get('q', '')}'", where, args,
@@ -258,13 +259,10 @@ class Shopping(Site):
     def cart_add(self, ctx: Ctx) -> Response:
         user = ctx.need_user()
         product = self._product(ctx, ctx.form.get("product", ""))
-        try:
-            qty = max(1, int(ctx.form.get("qty", "1")))
-        except ValueError:
-            raise HTTPException(400, "qty must be a whole number") from None
+        qty = whole(ctx.form.get("qty", "1"), "qty", 1, MAX_QTY)
         row = ctx.db.execute("SELECT id FROM cart WHERE username = ? AND product_id = ?", (user, product["id"])).fetchone()
         if row:
-            ctx.db.execute("UPDATE cart SET qty = qty + ? WHERE id = ?", (qty, row[0]))
+            ctx.db.execute("UPDATE cart SET qty = MIN(qty + ?, ?) WHERE id = ?", (qty, MAX_QTY, row[0]))
         else:
             ctx.db.execute("INSERT INTO cart (username, product_id, qty) VALUES (?, ?, ?)", (user, product["id"], qty))
         return ctx.redirect("/checkout/cart/")

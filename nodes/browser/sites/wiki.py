@@ -15,7 +15,7 @@ from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
 from nodes.browser.sites import content, images
-from nodes.browser.sites.framework import Ctx, Handler, Site, layout, page_number
+from nodes.browser.sites.framework import Ctx, Handler, Site, layout, page_number, search_words
 
 BOOK = "wikipedia_en_all_maxi_2022-05"
 PER_PAGE = 20
@@ -128,7 +128,7 @@ class Wiki(Site):
 
     def search(self, ctx: Ctx) -> Response:
         pattern = ctx.query.get("pattern", "").strip()
-        words = pattern.split()
+        words = search_words(pattern, "pattern")
         where = " AND ".join(["(title LIKE ? OR summary LIKE ? OR body LIKE ?)"] * len(words)) or "1 = 1"
         args = [f"%{w}%" for w in words for _ in range(3)]
         # A title match ranks first, as Kiwix's own search tends to.
