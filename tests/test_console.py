@@ -552,7 +552,9 @@ def test_frames_and_replay_steps_past_sqlites_integers_are_refused_with_the_rang
         return {}
 
     _fake_run(tmp_path / "run", frames=True)
-    web = TestClient(build_app(Hub(call, run_dir=tmp_path / "run", humans=[]), "tok"), raise_server_exceptions=False)
+    port = 8765  # the app's own origin; TestClient does not listen
+    web = TestClient(build_app(Hub(call, run_dir=tmp_path / "run", humans=[]), "tok", port),
+                     raise_server_exceptions=False)
     for t in (10**30, 2**63, "9" * 5000):
         got = web.get(f"/frame/ep00000/{t}?token=tok")
         assert got.status_code == 400 and "frame: t must be a whole step number from 0 to 9223372036854775807" \
@@ -560,7 +562,7 @@ def test_frames_and_replay_steps_past_sqlites_integers_are_refused_with_the_rang
     got = web.get("/frame/ep00000/500?token=tok")
     assert got.status_code == 404 and "no step t=500 in episode ep00000: it has 3 steps, t=0..2" in got.text
     assert web.get("/frame/ep00000/2?token=tok").content.startswith(b"\x89PNG")
-    with web.websocket_connect("/ws?token=tok") as ws:
+    with web.websocket_connect("/ws?token=tok", headers={"origin": f"http://127.0.0.1:{port}"}) as ws:
         for n, t in enumerate((2**63, 2**64 - 1, 500)):
             ws.send_bytes(msgpack.packb({"op": "replay_step", "id": n, "episode": "ep00000", "t": t}))
             while (reply := msgpack.unpackb(ws.receive_bytes()))["type"] != "reply":
