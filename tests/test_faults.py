@@ -202,8 +202,11 @@ def test_launch_stats_shows_every_edge_of_a_running_graph(tmp_path, monkeypatch)
     assert sorted(e["edge"] for e in summary["stats"]["edges"]) == EDGES
 
 
-STALL_S = 22.0  # the kernel reads nothing this long: a node heartbeating every 2 ms fills its queue in ~3 s
-THINK_S = 2.5  # the agent's time per decision: the first episode (6 of them) ends ~15 s into the stall
+STALL_S = 26.0  # the kernel reads nothing this long: a node heartbeating every 2 ms fills its queue in ~3 s
+# the agent's time per decision: the first episode (6 of them) ends ~10 s into the stall on an idle
+# machine. At 2.5 s it ended at ~15 s of a 22 s stall, and under four test workers a step took ~1 s
+# more than the think: the episode ended after the stall, nothing had to wait, and the test failed
+THINK_S = 1.6
 
 
 def test_a_node_whose_kernel_reads_nothing_keeps_serving_and_loses_nothing_it_must_say(tmp_path):
