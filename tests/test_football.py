@@ -150,7 +150,9 @@ async def test_realtime_keeps_playing_and_counts_frames_without_a_decision():
     fresh = sum(len(s.body["info"]["fresh"]) for s in steps)
     missed = steps[-1].body["info"]["frames_without_new_action"]["agent"]
     assert fresh + missed == frames
-    assert 2 <= fresh <= frames // 3, fresh  # a 0.2 s thinker decides about every 4th frame at 20 fps
+    # a 0.2 s thinker decides about every 4th frame at 20 fps on an idle machine; under four test
+    # workers it once got one decision in (the clock did not wait for it, which is the point)
+    assert 1 <= fresh <= frames // 3, fresh
     assert clock["mode"] == "realtime" and clock["mean_frames_per_decision"] >= 2
 
 

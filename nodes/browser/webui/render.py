@@ -62,6 +62,10 @@ CHROMIUM_ARGS = ["--disable-gpu", "--disable-background-networking", "--disable-
                  "--disable-features=Translate,MediaRouter,OptimizationHints",
                  # belt and braces beside the route: nothing the route does not see (a WebSocket) resolves
                  "--host-resolver-rules=MAP * ~NOTFOUND"]
+# Past twice the step's own timeout and this, a step's page is taken for hung (its Chromium is then
+# killed): Playwright's own timeout must come first, and on a loaded machine its answer to a short
+# timeout (300 ms) came later than twice that (0.6 s), which called a healthy page hung.
+STEP_SLACK_S = 5.0
 STEP_TIMEOUT_MS = 10_000  # how long a step may take (a missing element fails at once; a loaded machine
 # needs seconds to click or type on a real one, and a ground truth failing there would be a broken task)
 
@@ -260,7 +264,8 @@ class PageFolder:
         assert self.page is not None
         for index, step in enumerate(steps):
             try:
-                bound = 2 * self.step_timeout_ms / 1000 + (step.wait / 1000 if isinstance(step, Wait) else 0)
+                bound = (2 * self.step_timeout_ms / 1000 + STEP_SLACK_S
+                         + (step.wait / 1000 if isinstance(step, Wait) else 0))
                 await asyncio.wait_for(_apply(self.page, step, self.step_timeout_ms), bound)
             except TimeoutError:
                 self.hung = True
