@@ -66,13 +66,19 @@ def test_a_damaged_run_folder_is_refused_with_the_file_named(tmp_path):
         assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
         assert f"launch report: {out / 'summary.json'} cannot be read as a run's summary" in result.stderr
     (out / "results.sqlite").write_bytes(b"garbage" * 100)
+    _resume_and_export_refused(out, f"{out / 'results.sqlite'} cannot be used as the run's results database: "
+                                    "file is not a database. Move it away")
+
+
+def _resume_and_export_refused(out: Path, said: str) -> None:
+    """A resuming `launch run` and `launch export` of ``out`` both stop with exit 2, no traceback and
+    ``said`` in their error; the refused re-run started no node."""
     for args in (["run", "hello.yaml", "--episodes", "3", "--out", str(out)], ["export", str(out)]):
         result = launch(*args)
         flat = " ".join(result.stderr.split())
         assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
-        assert f"{out / 'results.sqlite'} cannot be used as the run's results database: file is not a database. " \
-               "Move it away" in flat, result.stderr
-    assert not (out / "logs" / "env.log").read_text().count("ep00002")  # the refused re-run started no node
+        assert said in flat, result.stderr
+    assert not (out / "logs" / "env.log").read_text().count("ep00002")
 
 
 def damage(db_path: Path, name: str) -> None:
@@ -169,13 +175,8 @@ def test_a_resume_into_a_damaged_store_stops_with_the_file_named_and_a_rebuild_w
     out = tmp_path / "run"
     assert launch("run", "hello.yaml", "--episodes", "2", "--out", str(out)).returncode == 0
     damage(out / "results.sqlite", "episodes")
-    for args in (["run", "hello.yaml", "--episodes", "3", "--out", str(out)], ["export", str(out)]):
-        result = launch(*args)
-        flat = " ".join(result.stderr.split())
-        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
-        assert f"{out / 'results.sqlite'} is damaged: reading its ended episodes failed: database disk image " \
-               "is malformed. Its ended episodes are also in episodes.jsonl" in flat, result.stderr
-    assert not (out / "logs" / "env.log").read_text().count("ep00002")  # the refused re-run started no node
+    _resume_and_export_refused(out, f"{out / 'results.sqlite'} is damaged: reading its ended episodes failed: "
+                                    "database disk image is malformed. Its ended episodes are also in episodes.jsonl")
     (out / "results.sqlite").rename(tmp_path / "damaged.sqlite")
     assert launch("run", "hello.yaml", "--episodes", "3", "--out", str(out)).returncode == 0
     assert [r["episode_id"] for r in exported(out)] == ["ep00000", "ep00001", "ep00002"]
