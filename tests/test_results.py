@@ -63,8 +63,8 @@ def test_a_damaged_run_folder_is_refused_with_the_file_named(tmp_path):
     for damaged in ('{"status": "compl', '["status", "completed"]'):
         (out / "summary.json").write_text(damaged)
         result = launch("report", str(out))
-        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
-        assert f"launch report: {out / 'summary.json'} cannot be read as a run's summary" in result.stderr
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert f"{out / 'summary.json'} cannot be read as a run's summary" in " ".join(result.stderr.split())
     (out / "results.sqlite").write_bytes(b"garbage" * 100)
     _resume_and_export_refused(out, f"{out / 'results.sqlite'} cannot be used as the run's results database: "
                                     "file is not a database. Move it away")

@@ -98,7 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         console.print(f"[bold red]error:[/] {escape(str(exc))}; nothing was run: make room there and run the same "
                       "command again to resume", highlight=False, soft_wrap=True)
         return 1
-    except (LaunchError, PreflightFailed, ResultsDbError, FileNotFoundError, report.PageNotWritten) as exc:
+    except (LaunchError, PreflightFailed, ResultsDbError, FileNotFoundError, report.PageNotWritten,
+            report.RunUnreadable) as exc:
         console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         return 2
     except BrokenPipeError:  # `launch export RUN | head`: the reader has seen enough

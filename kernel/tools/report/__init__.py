@@ -34,6 +34,11 @@ NOT_RECORDED = ("No frames here: this run was not recorded. Run the launch file 
                 "the recorded frame (or the observation's text) and the agent's action.")
 
 
+class RunUnreadable(FramebusError):
+    """The run folder cannot be reported on: no summary.json, or one that is no run's summary, or a
+    damaged recording. Bad input, so the command exits 2 with the file named, like every refusal."""
+
+
 class PageNotWritten(FramebusError):
     """The report's page cannot be written where it was asked to be (``--out``): the message names the path and why."""
 

@@ -20,6 +20,7 @@ from kernel.sdk.images import data_url, png_array, png_bytes
 from kernel.tools.record import Recording, RecordingError, read_recording, to_json
 from kernel.tools.recording_files import recordings as recording_files
 from kernel.tools.replay import Decision, EpisodeTrace, episodes
+from kernel.tools.report import RunUnreadable
 
 THUMB_PX = 220
 STRIP_METRICS = 6  # beside an episode's name: its results, not every counter
@@ -86,20 +87,20 @@ def load(run_dir: Path, *, need_summary: bool = True) -> RunData:
     passes ``need_summary=False`` and a run stopped before its summary still shows its strips."""
     summary_path = run_dir / "summary.json"
     if not summary_path.exists() and need_summary:
-        raise SystemExit(f"launch report: {run_dir} has no summary.json (is it a run folder of `launch run`?)")
+        raise RunUnreadable(f"{run_dir} has no summary.json (is it a run folder of `launch run`?)")
     try:
         summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
     except (ValueError, OSError) as exc:
-        raise SystemExit(f"launch report: {summary_path} cannot be read as a run's summary: {exc}") from None
+        raise RunUnreadable(f"{summary_path} cannot be read as a run's summary: {exc}") from None
     if not isinstance(summary, dict):
-        raise SystemExit(f"launch report: {summary_path} cannot be read as a run's summary: it holds a JSON "
+        raise RunUnreadable(f"{summary_path} cannot be read as a run's summary: it holds a JSON "
                          f"{type(summary).__name__}, not an object")
     eps = _episodes(run_dir / "episodes.jsonl", summary.get("deal"))
     steps = current_attempts({p.stem: _jsonl(p) for p in sorted((run_dir / "steps").glob("*.jsonl"))}, eps)
     try:
         recordings = [read_recording(p) for p in recording_files(run_dir)]  # oldest first: later ones win
     except RecordingError as exc:
-        raise SystemExit(f"launch report: {exc}") from None
+        raise RunUnreadable(str(exc)) from None
     return RunData(run_dir, summary, eps, steps, recordings)
 
 
