@@ -102,3 +102,25 @@ async def test_a_late_end_of_an_attempt_taken_back_is_refused_as_such_and_the_ne
     assert _end(kernel, "env", "ep00002", attempt=2) is True
     assert _end(kernel, "judge2", "ep00001") is True
     assert kernel.refused.counts == {"judge": 1, "env": 1}
+
+
+@pytest.mark.parametrize("curve, warned", [(None, False), (False, True)])
+def test_launch_run_warns_in_one_line_when_a_loopback_tcp_bus_opts_out_of_curve(tmp_path: Path, curve: bool | None,
+                                                                                  warned: bool) -> None:
+    import io
+
+    from rich.console import Console
+
+    from kernel.graph import backends
+    from kernel.launchfile import load
+
+    path = tmp_path / "g.yaml"
+    path.write_text(GRAPH + "bus: {transport: tcp" + ("" if curve is None else ", curve: false") + "}\n")
+    out = io.StringIO()
+    placement = backends.prepare(load(path), "local", None, Console(file=out, width=80))
+    assert (placement.keys is None) == warned  # CURVE on by default, off only by the opt-out
+    lines = out.getvalue().splitlines()
+    if warned:
+        assert len(lines) == 1 and "warning: bus.curve: false" in lines[0] and "any local user can join it" in lines[0]
+    else:
+        assert lines == []
