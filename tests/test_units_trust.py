@@ -124,3 +124,59 @@ def test_launch_run_warns_in_one_line_when_a_loopback_tcp_bus_opts_out_of_curve(
         assert len(lines) == 1 and "warning: bus.curve: false" in lines[0] and "any local user can join it" in lines[0]
     else:
         assert lines == []
+
+
+async def test_under_curve_the_sender_is_the_key_it_connected_with_not_the_name_it_claims(tmp_path: Path) -> None:
+    """A node of the run (here the agent, with its own key) names itself env to end env's episode;
+    a client name on a node key; then env itself: only the last is answered."""
+    import asyncio
+
+    import zmq
+
+    from kernel.bus import protocol
+    from kernel.bus.curve import KeyPair, client
+    from kernel.graph.core import Kernel
+    from kernel.graph.keys import RunKeys
+    from kernel.launchfile import load
+
+    path = tmp_path / "g.yaml"
+    path.write_text(GRAPH + "bus: {transport: tcp}\n")
+    lf = load(path)
+    keys = RunKeys.create(lf.bus, [n.id for n in lf.nodes])
+    assert keys is not None  # loopback TCP: CURVE by default
+    kernel = Kernel(lf, tmp_path, "tcp://127.0.0.1:0", keys=keys)
+    await kernel.open()
+    ctx = zmq.Context.instance()
+    socks: list[zmq.Socket] = []
+
+    async def ask(identity: str, pair: KeyPair, svc: str, body: dict[str, Any]) -> Any:
+        sock = ctx.socket(zmq.DEALER)
+        socks.append(sock)
+        sock.setsockopt(zmq.IDENTITY, identity.encode())
+        sock.setsockopt(zmq.LINGER, 0)
+        client(sock, pair, keys.kernel.public)
+        sock.connect(kernel.endpoint)
+        bad_before = sum(kernel.bad.counts.values())
+        sock.send_multipart(protocol.encode(protocol.REQ, identity, svc, body, dst="kernel", cid=1))
+        for _ in range(40):  # the kernel reads on this loop: let it run while waiting
+            if sock.poll(0):
+                return protocol.decode(sock.recv_multipart()).kind
+            if sum(kernel.bad.counts.values()) > bad_before:
+                return None  # dropped, and counted
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"neither an answer nor a count for {svc} from {identity}")
+
+    try:
+        assert kernel.next_episode("env")["id"] == "ep00000"
+        end = {"episode": "ep00000", "metrics": {"score": 1e9}}
+        assert await ask("env", keys.nodes["agent"], "episode.end", end) is None
+        assert await ask("ctl-1-abcdef", keys.nodes["agent"], "ctl.pause", {}) is None
+        assert kernel.bad.counts == {"env": 1, "ctl-1-abcdef": 1} and not kernel.paused
+        assert not kernel.book.is_ended("ep00000")
+        assert await ask("ctl-2-abcdef", keys.control, "status", {}) == "rep"  # launch ctl's key
+        assert await ask("env", keys.nodes["env"], "episode.end", end) == "rep"  # the holder, with its own key
+        assert kernel.book.is_ended("ep00000")
+    finally:
+        for sock in socks:
+            sock.close(linger=0)
+        kernel.close()

@@ -78,7 +78,7 @@ class RunKeys:
                 return None
         elif owner is None and key is not None and key in self._client_keys:
             return None
-        holder = (f"node {owner!r}'s key" if owner is not None else
+        holder = (f"the key of node {owner!r}" if owner is not None else
                   "a client key" if key in self._client_keys else "no key of this run")
         return (f"{what} claims src {src!r}, but its connection is authenticated with {holder}; under CURVE a "
                 "node speaks with its own key only, and a client never speaks for a node")
