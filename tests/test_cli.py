@@ -253,6 +253,7 @@ def test_tcp_transport_binds_every_socket_to_loopback(tmp_path):
             proc.kill()
     summary = _json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["status"] == "stopped" and summary["episodes"]["completed"] > 0
+    assert summary["bus"]["curve"] is True  # loopback too: every local user can reach a loopback port
 
 
 def test_a_node_that_cannot_start_fails_the_run_at_once_with_its_last_lines(tmp_path):

@@ -14,7 +14,7 @@ from zmq.utils.monitor import recv_monitor_message
 from kernel.bus import protocol
 from kernel.bus.curve import ENV_PUBLIC, ENV_SECRET, ENV_SERVER, KeyPair, client
 from kernel.bus.protocol import REQ
-from kernel.graph.keys import RunKeys, curve_wanted
+from kernel.graph.keys import RunKeys, curve_wanted, open_loopback
 from kernel.launchfile import BusSpec, CurveSpec, LaunchError
 from kernel.tools.announce import folder as announce_folder
 from tests.helpers import LONG_HELLO, announced, launch, launch_bg, wait_until
@@ -134,7 +134,11 @@ def test_peers_without_the_runs_keys_are_refused_and_the_run_goes_on(tmp_path: P
 
 def test_the_curve_rule() -> None:
     assert not curve_wanted(BusSpec())
-    assert not curve_wanted(BusSpec(transport="tcp"))  # loopback
+    assert curve_wanted(BusSpec(transport="tcp"))  # loopback too: every local user can reach it
+    assert curve_wanted(BusSpec(transport="tcp", host="localhost", insecure=True))  # insecure alone opts out of nothing
+    opted_out = BusSpec(transport="tcp", curve=False)  # the one way to an open loopback bus, which launch run warns of
+    assert not curve_wanted(opted_out) and open_loopback(opted_out) and RunKeys.create(opted_out, ["a"]) is None
+    assert not open_loopback(BusSpec(transport="tcp", host="10.1.2.3", curve=False, insecure=True))
     assert curve_wanted(BusSpec(transport="tcp", host="10.1.2.3"))
     assert curve_wanted(BusSpec(transport="tcp", host="0.0.0.0"))
     assert curve_wanted(BusSpec(transport="tcp", curve=True))

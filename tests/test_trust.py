@@ -232,3 +232,77 @@ def test_a_sigkilled_launcher_takes_its_nodes_and_the_next_run_cleans_up(tmp_pat
     # xdist worker's, say) may have swept it first: that it is gone is what counts.
     assert f"removed {announcement}, left by a launcher that is gone" in " ".join(res.stderr.split()), res.stderr
 
+
+
+# Another user of the machine, as the attack of issue 35 was made: zmq and msgpack only, the kernel's
+# endpoint as it can be read from /proc/net/tcp; it pauses the run, ends two episodes nobody played
+# with a score of 1e9 and resumes. Prints what each request got back (None: nothing within 1 s).
+FORGER = r"""
+import json, os, sys, time
+import msgpack, zmq
+endpoint, episodes = sys.argv[1], sys.argv[2].split(",")
+ctx = zmq.Context()
+sock = ctx.socket(zmq.DEALER)
+sock.setsockopt(zmq.IDENTITY, b"intruder")
+sock.setsockopt(zmq.LINGER, 0)
+sock.connect(endpoint)
+def call(cid, topic, body):
+    header = {"v": 1, "k": "req", "src": "intruder", "topic": topic, "seq": 0, "ts": time.time(), "dst": "kernel",
+              "cid": cid}
+    try:
+        sock.send_multipart([msgpack.packb(header), msgpack.packb(body)], flags=zmq.NOBLOCK)
+    except zmq.Again:
+        return None
+    if not sock.poll(1000):
+        return None
+    frames = sock.recv_multipart()
+    return [msgpack.unpackb(frames[0])["k"], msgpack.unpackb(frames[1])]
+answers = [call(1, "ctl.pause", {})]
+answers += [call(i, "episode.end", {"episode": e, "status": "completed", "metrics": {"score": 1e9}})
+            for i, e in enumerate(episodes, 2)]
+answers.append(call(9, "ctl.resume", {}))
+sock.close(linger=0)
+ctx.term()
+print(json.dumps({"uid": os.getuid(), "answers": answers}))
+"""
+
+
+@needs_root
+@pytest.mark.parametrize("opt_out", [False, True], ids=["curve-by-default", "curve-false-opt-out"])
+def test_another_user_cannot_forge_results_over_a_loopback_tcp_bus(tmp_path: Path, xdg: Path, opt_out: bool) -> None:
+    run_dir, log = tmp_path / "run", tmp_path / "launch.log"
+    args = ["run", "hello.yaml", "--set", "bus.transport=tcp", "--set", "agent.think_s=0.2", "--episodes", "6",
+            "--out", str(run_dir), *(["--set", "bus.curve=false"] if opt_out else [])]
+    with log.open("w") as out:
+        proc = subprocess.Popen([*LAUNCH, *args], cwd=tmp_path, env=_env(), stdout=out, stderr=subprocess.STDOUT)
+    try:
+        # (announced before any node starts: the forger comes before the episodes it forges are played)
+        assert wait_until(lambda: announced(run_dir) is not None, 60, 0.05), log.read_text()[-3000:]
+        endpoint = announced(run_dir)["endpoint"]  # type: ignore[index]
+        assert endpoint.startswith("tcp://127.0.0.1:")
+        forger = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                                 sys.executable, "-c", FORGER, endpoint, "ep00004,ep00005"],
+                                cwd="/", env={"PATH": os.environ["PATH"]}, capture_output=True, text=True, timeout=30)
+        assert forger.returncode == 0, forger.stderr[-2000:]
+        assert proc.wait(timeout=60) == 0, log.read_text()[-3000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    report = json.loads(forger.stdout)
+    assert report["uid"] == NOBODY
+    summary = json.loads((run_dir / "summary.json").read_text())
+    if opt_out:
+        # an open bus, on purpose: the launcher said so; ctl is anyone's, but results are still the graph's
+        assert "any local user can join it" in " ".join(log.read_text().split())
+        kinds = [a[0] for a in report["answers"]]
+        assert kinds == ["rep", "err", "err", "rep"], report
+        assert "only nodes of this graph may call episode" in report["answers"][1][1]["error"]
+        assert summary["stats"]["refused"] == {"intruder": 2} and summary["bus"]["curve"] is False
+    else:
+        assert report["answers"] == [None] * 4, report  # the CURVE handshake never completes
+        assert summary["bus"]["curve"] is True and "refused" not in summary["stats"]
+    assert summary["status"] == "completed" and summary["episodes"]["completed"] == 6
+    records = [json.loads(line) for line in (run_dir / "episodes.jsonl").read_text().splitlines()]
+    assert sorted(r["episode_id"] for r in records) == [f"ep{i:05d}" for i in range(6)]
+    assert all(r["node"] == "env" and r["metrics"]["score"] < 1e6 for r in records), records  # all played, none forged

@@ -105,7 +105,7 @@ async def test_the_loop_publishes_obs_then_step_and_ends_the_episode_itself_with
     assert [s["action"] for s in steps] == ["right"] * 3 and [s["done"] for s in steps] == [False, False, True]
     assert all(s["valid"] and s["info"]["invalid"] == 0 and s["info"]["stopped"] is False for s in steps)
     assert [step for _, _, step in rt.published] == [0, 1, 0, 2, 1, 2]
-    assert rt.ended() == [{"episode": "ep0", "status": "completed",
+    assert rt.ended() == [{"episode": "ep0", "status": "completed", "attempt": 1,  # the attempt it played
                            "metrics": {"steps": 3, "invalid": 0, "stopped": False, "success": 1.0}}]
 
 

@@ -144,6 +144,7 @@ class _Episode(TypedDict, total=False):
     episode: Required[Annotated[str, pydantic.StringConstraints(pattern=r"^ep\d{5,}$")]]
     metrics: Optional[dict[str, Any]]
     status: str
+    attempt: Annotated[int, pydantic.Field(ge=1)]  # the attempt the sender played (Episode.attempt)
 
 
 class _Step(TypedDict, total=False):

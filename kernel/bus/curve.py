@@ -1,8 +1,8 @@
 """CurveZMQ for the bus, node side: who may connect to the kernel and to node inboxes, and encryption on the way.
 
 Plain TCP ZeroMQ has no authentication: anyone who reaches a port can say ``hello``, read a graph's
-data or send ``ctl.stop``. So when the bus leaves the machine (``bus.transport: tcp`` on a host that
-is not loopback), or when a launch file asks for it (``bus.curve: true``), every socket uses CURVE:
+data or send ``ctl.stop``, and on loopback "anyone" is every local user. So every TCP bus uses
+CURVE unless the launch file opts out (``bus.curve: false``), and every socket of it is armed here:
 
 * the kernel has a run keypair; its public key reaches the nodes in ``FRAMEBUS_CURVE_SERVERKEY``;
 * every node has its own keypair (``FRAMEBUS_CURVE_PUBLICKEY`` / ``FRAMEBUS_CURVE_SECRETKEY``), used
@@ -56,9 +56,9 @@ def missing_curve() -> str | None:
     """Why this libzmq cannot do CURVE (built without libsodium / tweetnacl), or None when it can."""
     if zmq.has("curve"):
         return None
-    return (f"this libzmq ({zmq.zmq_version()}) was built without CURVE security, which a bus over "
-            "non-loopback TCP (or bus.curve: true) needs; install a pyzmq wheel (they bundle a libzmq "
-            "with CURVE) or rebuild libzmq with libsodium")
+    return (f"this libzmq ({zmq.zmq_version()}) was built without CURVE security, which a TCP bus (or "
+            "bus.curve: true) needs; install a pyzmq wheel (they bundle a libzmq "
+            "with CURVE) or rebuild libzmq with libsodium (or, on loopback only, set bus.curve: false)")
 
 
 @dataclass

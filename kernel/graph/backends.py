@@ -4,7 +4,7 @@
 cluster (``--backend ray [--address ADDR]``). A cluster backend lives with the tools (Ray is an
 optional dependency, and the graph layer never imports the tools): CLUSTERS names its class as a
 ``module:Class`` string, imported only when a run asks for it. A cluster moves the bus to TCP, and a
-bus over TCP beyond loopback (or one that asks for it) uses CURVE keys (kernel.graph.keys). This module
+bus over TCP (loopback too, unless the launch file opts out) uses CURVE keys (kernel.graph.keys). This module
 puts those decisions in one place, so the runner only asks for a supervisor and a cleanup.
 """
 
@@ -18,7 +18,7 @@ from typing import Any, Callable, Protocol
 
 from rich.console import Console
 
-from kernel.graph.keys import RunKeys
+from kernel.graph.keys import OPEN_LOOPBACK_WARNING, RunKeys, open_loopback
 from kernel.graph.supervisor import Supervisor
 from kernel.launchfile import LaunchError, LaunchFile, NodeSpec
 
@@ -73,6 +73,13 @@ class Placement:
         self.cluster.shutdown()
 
 
+def _warn_if_open(lf: LaunchFile, console: Console) -> None:
+    """One line when the launch file opted out of CURVE on loopback TCP (docs/scale.md)."""
+    if open_loopback(lf.bus):
+        console.print("[yellow]warning:[/] " + OPEN_LOOPBACK_WARNING.format(host=lf.bus.host), highlight=False,
+                      soft_wrap=True)
+
+
 def prepare(lf: LaunchFile, backend: str, address: str | None, console: Console) -> Placement:
     """Connect the backend and make the run's keys; raises LaunchError with what to change."""
     if backend not in BACKENDS:
@@ -80,7 +87,9 @@ def prepare(lf: LaunchFile, backend: str, address: str | None, console: Console)
     if address and backend not in CLUSTERS:
         raise LaunchError(f"--address names a cluster to join; add --backend {' or '.join(CLUSTERS)}")
     if backend == "local":
-        return Placement(lf, RunKeys.create(lf.bus, [n.id for n in lf.nodes]))
+        placement = Placement(lf, RunKeys.create(lf.bus, [n.id for n in lf.nodes]))
+        _warn_if_open(lf, console)
+        return placement
     cluster: Cluster = pkgutil.resolve_name(CLUSTERS[backend])(address, console)  # imported now: it may need optional packages
     cluster.start()
     try:
@@ -93,6 +102,7 @@ def prepare(lf: LaunchFile, backend: str, address: str | None, console: Console)
         raise
     console.print(f"{backend}: bus on tcp://{bus.host}" + (" with CURVE" if keys else " (loopback, no CURVE)"),
                   highlight=False)
+    _warn_if_open(lf, console)
     if keys and not cluster.owned and os.environ.get("RAY_USE_TLS", "0").lower() not in ("1", "true"):
         console.print("[yellow]warning:[/] node keys reach the actors through Ray's own channel, which is not "
                       "encrypted without Ray TLS (RAY_USE_TLS=1); see docs/scale.md", highlight=False)

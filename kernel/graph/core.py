@@ -23,8 +23,8 @@ from kernel.bus import protocol
 from kernel.bus.badtraffic import BadTraffic, body_error, tap_error, truncated
 from kernel.bus.curve import CurveServer
 from kernel.bus.protocol import CTL, DATA, ERR, REP, REQ, TAP, Message
-from kernel.bus.sockets import inbox_router, readable, recv_frames
-from kernel.graph import services
+from kernel.bus.sockets import inbox_router, readable, recv_frames, recv_frames_keyed
+from kernel.graph import services, trust
 from kernel.graph.episodes import EpisodeBook
 from kernel.graph.keys import RunKeys
 from kernel.graph.results import ResultsInbox
@@ -80,6 +80,10 @@ class Kernel:
         self._drain_busy = 0  # drain times in a row that only a node still at work kept the run going
         self._drain_soon = False  # a _drain is already scheduled on the loop
         self.bad = BadTraffic(log, "dropped a bad control message")  # counts per source identity
+        # service calls refused by kernel.graph.trust (an episode's end from a node that does not hold
+        # or judge it), per sender: well-formed, so not among the bad messages, but shown beside them
+        self.refused = BadTraffic(log, "refused a kernel service call")
+        self._judges: dict[str, frozenset[str]] | None = None
         # episode.next asks answered later: node -> (routing id, cid). One per node: a newer ask
         # replaces an older one, whose asker gave up waiting.
         self._asks: dict[str, tuple[bytes, int | None]] = {}
@@ -110,6 +114,7 @@ class Kernel:
         if self._curve is not None:
             self._curve.stop()
         self.bad.flush()
+        self.refused.flush()
         if self.results is not None and not self.results.close():  # before the store: it queues step rows there
             log.error("shipped results still being written at exit", run_dir=str(self.run_dir))
         self.book.close()
@@ -176,6 +181,13 @@ class Kernel:
             if owner != dead and self.nodes.get(owner) is not None and self.nodes[owner].state == "running":
                 self.send(owner, "abandon", {"episode": eid, "reason": f"node {dead} exited"})
 
+    @property
+    def judges(self) -> dict[str, frozenset[str]]:
+        """Per node, the nodes that may end the episodes dealt to it (kernel.graph.trust.judges)."""
+        if self._judges is None:
+            self._judges = trust.judges(self.lf)
+        return self._judges
+
     # messaging ------------------------------------------------------------------------------
     def send(self, node_id: str, cmd: str, body: Any) -> None:
         self._send(node_id.encode(), CTL, cmd, body, dst=node_id)
@@ -212,7 +224,10 @@ class Kernel:
             if self.sock.closed or not readable(self.sock):
                 return
             try:
-                frames = recv_frames(self.sock, 3)
+                if self._curve is not None:  # who sent it is the key it connected with
+                    frames, key = recv_frames_keyed(self.sock, 3)
+                else:
+                    frames, key = recv_frames(self.sock, 3), None
             except zmq.Again:
                 return
             identity = frames[0]
@@ -222,22 +237,28 @@ class Kernel:
                 self.bad.note(identity.decode(errors="replace"), str(exc))
                 continue
             try:
-                self._handle(identity, msg)
+                self._handle(identity, msg, key)
             except Exception as exc:  # a bad peer must never take the kernel down
                 self.bad.note(identity.decode(errors="replace"),
                               f"{msg.kind} {truncated(msg.topic)}: handler failed: {type(exc).__name__}: {exc}",
                               exc_info=True)
         self._kick()
 
-    def _handle(self, identity: bytes, msg: Message) -> None:
+    def _handle(self, identity: bytes, msg: Message, key: str | None = None) -> None:
+        """``key``: the CURVE public key the message came with (None on a bus without CURVE)."""
         st = self.nodes.get(msg.src)
         who = identity.decode(errors="replace")
+        error = None
         if identity != msg.src.encode():
             # Nodes connect with IDENTITY = their id, clients with their own name: anything else
             # lies about who sent it (on a plain bus, the header's src is the only name there is).
             error = (f"{msg.kind} {truncated(msg.topic)} claims src {truncated(msg.src)!r}, but came from a "
                      f"connection whose ZeroMQ identity is {truncated(who)!r}; "
                      "a node sets its control socket's identity to its node id")
+        elif self.keys is not None:
+            # A name is the sender's to choose, its key is not: under CURVE, src must be the key's.
+            error = self.keys.speaker_error(msg.src, key, f"{msg.kind} {truncated(msg.topic)}")
+        if error is not None:
             self.bad.note(who, error)
             if msg.kind == CTL and msg.topic == "hello":  # a misconfigured node waits for an answer
                 self._send(identity, CTL, "reject", {"error": error})  # it waits for an answer, then exits
@@ -557,13 +578,15 @@ class Kernel:
         decode_errors = {n: s.stats.get("decode_errors", {}) for n, s in self.nodes.items() if s.stats.get("decode_errors")}
         if self.bad.counts:
             decode_errors["kernel"] = dict(self.bad.counts)
+        # well-formed calls the kernel refused (kernel.graph.trust), per sender
+        refused = {"refused": dict(self.refused.counts)} if self.refused.counts else {}
         # heartbeats and taps a node skipped while this kernel read nothing (its queue was full)
         ctl_dropped = {n: s.stats["ctl_dropped"] for n, s in self.nodes.items() if s.stats.get("ctl_dropped")}
         ctl_waited = {n: s.stats["ctl_waited"] for n, s in self.nodes.items() if s.stats.get("ctl_waited")}
         # sends to a peer whose queue was full (it read nothing): credits and releases went again later,
         # requests failed at once
         backed_up = {n: s.stats["backed_up"] for n, s in self.nodes.items() if s.stats.get("backed_up")}
-        return {"edges": edges, "decode_errors": decode_errors, **({"ctl_dropped": ctl_dropped} if ctl_dropped else {}),
+        return {"edges": edges, "decode_errors": decode_errors, **refused, **({"ctl_dropped": ctl_dropped} if ctl_dropped else {}),
                 **({"ctl_waited": ctl_waited} if ctl_waited else {}), **({"backed_up": backed_up} if backed_up else {})}
 
     def quiet_nodes(self) -> dict[str, float]:

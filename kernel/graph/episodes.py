@@ -70,6 +70,9 @@ class EpisodeBook:
         self._counts: Counter[str] = Counter()  # metric -> completed episodes that have it
         self._metrics: dict[str, dict[str, Any]] = {}
         self._owner: dict[str, str] = {}
+        # episode -> the node it was taken back from (a node it needed died), until it ends: so a late
+        # word of that earlier attempt is told apart from one of the attempt dealt now (kernel.graph.trust)
+        self._taken: dict[str, str] = {}
         self._retries: dict[str, int] = {}
         self._returned: deque[int] = deque()  # sent back to the deck: dealt before any new one
         self._cursor = 0  # the lowest index never dealt
@@ -110,6 +113,14 @@ class EpisodeBook:
         plays = index if self.content is None else int(self.content(index))
         return {"id": eid, "index": plays, "seed": self.seed + plays}
 
+    def holder(self, eid: str) -> str | None:
+        """The node ``eid`` is dealt to now; None when it is not in flight."""
+        return self._owner.get(eid)
+
+    def taken_from(self, eid: str) -> str | None:
+        """The node ``eid`` was last taken back from, while it has not ended."""
+        return self._taken.get(eid)
+
     def attempt(self, eid: str) -> int:
         """Which attempt at ``eid`` is being played (1 until a dead node sent it back to the deck)."""
         return self._retries.get(eid, 0) + 1
@@ -147,6 +158,7 @@ class EpisodeBook:
         self.store.end(rec, index)  # first: an episode the disk did not take is not ended (ResultsNotWritten)
         self._metrics.pop(eid, None)
         self._owner.pop(eid, None)
+        self._taken.pop(eid, None)
         self._retries.pop(eid, None)
         self._count(rec)
 
@@ -175,8 +187,9 @@ class EpisodeBook:
         episode in flight: any of them may have lost a message to it. An episode whose first attempt
         still ends is kept as it ended, and its second attempt is skipped."""
         lost = {eid: owner for eid, owner in self._owner.items() if owner == node or all_in_flight}
-        for eid in lost:
+        for eid, owner in lost.items():
             del self._owner[eid]
+            self._taken[eid] = owner
             self._retries[eid] = self._retries.get(eid, 0) + 1
             if self._retries[eid] > self.max_retries:
                 attempts = self._retries[eid]

@@ -9,6 +9,7 @@ process loads to arm its sockets with the keys handed to it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Sequence
 
@@ -20,10 +21,21 @@ from kernel.launchfile import BusSpec, CurveSpec, LaunchError, is_loopback
 
 
 def curve_wanted(bus: BusSpec) -> bool:
-    """CURVE is on when asked for, or by default when the bus is TCP beyond loopback."""
+    """CURVE is on when asked for, or by default on any TCP bus: loopback too, since every local
+    user can reach a loopback port (another user forged results over one)."""
     if bus.curve is None:
-        return bus.transport == "tcp" and not is_loopback(bus.host)
+        return bus.transport == "tcp"
     return bus.curve is not False
+
+
+def open_loopback(bus: BusSpec) -> bool:
+    """Whether the launch file opted out of CURVE on a loopback TCP bus (``curve: false``): allowed,
+    but ``launch run`` says that any local user can then join the bus."""
+    return bus.transport == "tcp" and bus.curve is False and is_loopback(bus.host)
+
+
+OPEN_LOOPBACK_WARNING = ("bus.curve: false: this TCP bus on {host} has no CURVE, so any local user can join it, "
+                         "read its data, end its episodes with made-up scores and pause or stop the run")
 
 
 def check_open_tcp(bus: BusSpec) -> None:
@@ -55,6 +67,30 @@ class RunKeys:
         if isinstance(bus.curve, CurveSpec):
             kernel, extra = _read_keys_dir(Path(bus.curve.keys).expanduser())
         return cls(kernel, {n: KeyPair.generate() for n in node_ids}, KeyPair.generate(), extra)
+
+    def speaker_error(self, src: str, key: str | None, what: str) -> str | None:
+        """Why a message claiming ``src`` cannot have come on a connection with CURVE key ``key``,
+        or None: a node id is spoken only with that node's key, any other name (``launch ctl``'s,
+        a client's) only with the control key or a certificate of ``bus.curve.keys``."""
+        owner = self._owners.get(key or "")
+        if src in self.nodes:
+            if key == self.nodes[src].public:
+                return None
+        elif owner is None and key is not None and key in self._client_keys:
+            return None
+        holder = (f"the key of node {owner!r}" if owner is not None else
+                  "a client key" if key in self._client_keys else "no key of this run")
+        return (f"{what} claims src {src!r}, but its connection is authenticated with {holder}; under CURVE a "
+                "node speaks with its own key only, and a client never speaks for a node")
+
+    @cached_property
+    def _owners(self) -> dict[str, str]:
+        """Public key -> node id (looked up once per message)."""
+        return {pair.public: node for node, pair in self.nodes.items()}
+
+    @cached_property
+    def _client_keys(self) -> frozenset[str]:
+        return frozenset((self.control.public, *self.extra_clients))
 
     def node_clients(self) -> list[str]:
         """The public keys a node inbox accepts: the run's nodes and the extra certificates."""

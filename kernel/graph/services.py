@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from kernel.graph import trust
+
 if TYPE_CHECKING:
     from kernel.graph.core import Kernel
 
@@ -35,12 +37,14 @@ def episode_next(kernel: Kernel, src: str, body: dict[str, Any]) -> Any:
 
 def episode_report(kernel: Kernel, src: str, body: dict[str, Any]) -> bool:
     _episode_in_range(kernel, "episode.report", src, body)
+    trust.admit_episode(kernel.book, kernel.judges, "episode.report", src, body)
     kernel.book.report(body["episode"], body.get("metrics") or {})
     return True
 
 
 def episode_end(kernel: Kernel, src: str, body: dict[str, Any]) -> bool:
     _episode_in_range(kernel, "episode.end", src, body)
+    trust.admit_episode(kernel.book, kernel.judges, "episode.end", src, body)
     kernel.book.end(body["episode"], body.get("status", "completed"), body.get("metrics") or {})
     kernel.check_done()
     return True
@@ -106,8 +110,14 @@ SERVICES: dict[str, Handler] = {
 
 
 def call(kernel: Kernel, src: str, svc: str, body: dict[str, Any]) -> Any:
-    """Run the handler of ``svc`` for a request from ``src``."""
+    """Run the handler of ``svc`` for a request from ``src``, if the sender may call it
+    (kernel.graph.trust); a refusal is counted per sender and answered with the rule it broke."""
     handler = SERVICES.get(svc)
     if handler is None:
         raise ValueError(f"the kernel has no service {svc!r}; it offers {', '.join(SERVICES)}")
-    return handler(kernel, src, body)
+    try:
+        trust.admit_node_service(svc, src, kernel.nodes)
+        return handler(kernel, src, body)
+    except trust.EpisodeRefused as exc:
+        kernel.refused.note(src, str(exc))
+        raise

@@ -143,7 +143,7 @@ class BusSpec(_Strict):
     # Seconds a record (an environment's step) for a reader of records only may wait to travel with
     # others (kernel.bus.links); 0 sends each at once.
     records_delay: float = Field(default=0.02, ge=0, le=60)
-    curve: bool | CurveSpec | None = None  # None: on exactly when tcp leaves the machine
+    curve: bool | CurveSpec | None = None  # None: on for any tcp bus; false: off (loopback, or with insecure)
     insecure: bool = False
 
     @model_validator(mode="after")
@@ -152,7 +152,7 @@ class BusSpec(_Strict):
         # join the graph, read its data and stop it; that must be a written decision, not a default.
         if self.transport == "tcp" and self.curve is False and not is_loopback(self.host) and not self.insecure:
             raise ValueError(f"curve: false on host {self.host!r} (not loopback) leaves the bus open to anyone who "
-                             "can reach it; remove 'curve: false' (CURVE is on by default off loopback) or add "
+                             "can reach it; remove 'curve: false' (CURVE is on by default on TCP) or add "
                              "'insecure: true' to accept that")
         return self
 

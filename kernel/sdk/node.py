@@ -154,14 +154,27 @@ class Node:
         return None if reply is None else Episode(**reply)
 
     async def report(self, episode: Episode | str, **metrics: Any) -> None:
-        """Add metrics to an episode (any node may, e.g. a judge)."""
-        await self._rt.request("kernel", "episode.report", {"episode": _eid(episode), "metrics": metrics})
+        """Add metrics to an episode in flight (any node of the graph may: an agent's or a model
+        server's usage; docs/protocol.md)."""
+        await self._episode_call("episode.report", episode, {"metrics": metrics})
 
     async def end_episode(self, episode: Episode | str, status: str = "completed", **metrics: Any) -> None:
-        """Close an episode; exactly one node of a graph should do this for each episode."""
-        await self._rt.request(
-            "kernel", "episode.end", {"episode": _eid(episode), "status": status, "metrics": metrics}
-        )
+        """Close an episode; exactly one node of a graph should do this for each episode: the node
+        it was dealt to, or one of that node's judges (the kernel refuses anyone else)."""
+        await self._episode_call("episode.end", episode, {"status": status, "metrics": metrics})
+
+    async def _episode_call(self, svc: str, episode: Episode | str, body: dict[str, Any]) -> None:
+        """An episode's attempt travels with the call when the node has it, so a late word on an
+        attempt the kernel took back (a node it needed died) is told apart and refused. That
+        refusal is a race, no fault of this node: it is logged, not raised."""
+        attempt = {"attempt": episode.attempt} if isinstance(episode, Episode) else {}
+        try:
+            await self._rt.request("kernel", svc, {"episode": _eid(episode), **body, **attempt})
+        except RemoteError as exc:
+            if exc.remote_type != TAKEN_BACK:
+                raise
+            self.log.warning("not counted: the episode was taken back and dealt again", episode=_eid(episode),
+                             service=svc, reason=str(exc))
 
     async def record_error(self, kind: str, message: str, episode: Episode | str | None = None) -> None:
         """Put a failure the node recovered from on record: a row of the run's ``errors`` table
@@ -277,6 +290,9 @@ class Node:
         put there to act on it: the nodes a flag added to watch (the recorder, the console) are left
         out, so that watching a graph never changes what it does (e.g. who ends the episodes)."""
         return self._rt.readers(output, observers=observers)
+
+
+TAKEN_BACK = "EpisodeTakenBack"  # the kernel's refusal of a late word on a taken-back attempt (kernel.graph.trust)
 
 
 def _eid(episode: Episode | str) -> str:

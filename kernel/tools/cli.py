@@ -325,6 +325,8 @@ def _stats(args: argparse.Namespace) -> int:
     Console().print(table)
     if reply.get("decode_errors"):
         Console().print(f"malformed messages dropped: {reply['decode_errors']}")
+    if reply.get("refused"):  # well-formed calls a sender may not make (docs/protocol.md section 8)
+        Console().print(f"kernel calls refused, per sender: {reply['refused']}")
     return 0
 
 

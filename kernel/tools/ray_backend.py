@@ -9,8 +9,8 @@ to the supervisor on the launching machine, which keeps its restart policy and i
 A killed actor (or a lost machine) reads as a node killed by SIGKILL, so ``restart: on-failure``
 starts a fresh actor, wherever Ray finds room.
 
-Nodes talk ZeroMQ TCP to the kernel on the launching machine and to each other, and with a bus
-that leaves the machine the bus uses CURVE (kernel.bus.curve, kernel.graph.keys).
+Nodes talk ZeroMQ TCP to the kernel on the launching machine and to each other, under CURVE like
+any TCP bus (kernel.bus.curve, kernel.graph.keys).
 """
 
 from __future__ import annotations
