@@ -324,9 +324,10 @@ def _stats(args: argparse.Namespace) -> int:
         table.add_row(e["edge"], e["policy"], *(str(e[k]) for k in ("sent", "received", "dropped", "queued")))
     Console().print(table)
     if reply.get("decode_errors"):
-        Console().print(f"malformed messages dropped: {reply['decode_errors']}")
+        # senders name themselves: their names are shown as text, never as console markup
+        Console().print(f"malformed messages dropped: {reply['decode_errors']}", markup=False, highlight=False)
     if reply.get("refused"):  # well-formed calls a sender may not make (docs/protocol.md section 8)
-        Console().print(f"kernel calls refused, per sender: {reply['refused']}")
+        Console().print(f"kernel calls refused, per sender: {reply['refused']}", markup=False, highlight=False)
     return 0
 
 
