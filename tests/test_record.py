@@ -236,15 +236,15 @@ def test_a_file_that_is_no_recording_is_refused_by_replay_and_report_with_its_na
     for name, why in [("text.mcap", "InvalidMagic"), ("empty.mcap", "EndOfFile"), ("foreign.mcap", "JSONDecodeError"),
                       ("folder.mcap", "cannot be read")]:
         result = launch("replay", str(tmp_path / name))
-        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
-        assert f"launch replay: {tmp_path / name}" in result.stderr and why in result.stderr, result.stderr
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert f"error: {tmp_path / name}" in " ".join(result.stderr.split()) and why in result.stderr, result.stderr
 
     run = tmp_path / "run"
     shutil.copytree(hello_run, run)
     (run / "recording-1.mcap").write_text("garbage\n")
     result = launch("report", str(run))
-    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
-    assert f"launch report: {run / 'recording-1.mcap'} is not a framebus recording" in result.stderr, result.stderr
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert f"error: {run / 'recording-1.mcap'} is not a framebus recording" in " ".join(result.stderr.split()), result.stderr
 
 
 def test_with_recorder_wires_every_declared_output(tmp_path: Path) -> None:

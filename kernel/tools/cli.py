@@ -99,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                       "command again to resume", highlight=False, soft_wrap=True)
         return 1
     except (LaunchError, PreflightFailed, ResultsDbError, FileNotFoundError, report.PageNotWritten,
-            report.RunUnreadable) as exc:
+            report.RunUnreadable, replay.ReplayRefused) as exc:
         console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         return 2
     except BrokenPipeError:  # `launch export RUN | head`: the reader has seen enough

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kernel.launchfile import ClockSpec, LaunchError, LaunchFile, NodeSpec
+from kernel.sdk.errors import FramebusError
 from kernel.tools import rewrite
 
 if TYPE_CHECKING:  # kernel.tools.record pulls in numpy and the node SDK: only import it when used
@@ -31,6 +32,11 @@ if TYPE_CHECKING:  # kernel.tools.record pulls in numpy and the node SDK: only i
 
 # --------------------------------------------------------------------------------------------
 # episodes of a recording
+
+
+class ReplayRefused(FramebusError):
+    """The file or the choice given to ``launch replay`` cannot be replayed: bad input, exit 2, with
+    the file named and what it holds instead."""
 
 
 @dataclass
@@ -61,10 +67,10 @@ def obs_topic(rec: Recording, wanted: str | None = None) -> str:
     topics = [t for t, schema in rec.topics.items() if t.endswith("/obs") and schema != "foxglove.CompressedImage"]
     if wanted:
         if wanted not in rec.topics:
-            raise SystemExit(f"launch replay: no topic {wanted!r} in {rec.path}; topics: {', '.join(rec.topics)}")
+            raise ReplayRefused(f"no topic {wanted!r} in {rec.path}; topics: {', '.join(rec.topics)}")
         return wanted
     if len(topics) != 1:
-        raise SystemExit(f"launch replay: {rec.path} has {len(topics) or 'no'} observation topics "
+        raise ReplayRefused(f"{rec.path} has {len(topics) or 'no'} observation topics "
                          f"({', '.join(topics) or '-'}); choose one with --obs")
     return topics[0]
 
@@ -172,14 +178,14 @@ def replay_graph(rec: Recording, topic: str, *, agent_uses: str | None, node: st
     the agents (or ``node``) get ``agent_uses``."""
     lf = recorded_launch(rec)
     if lf is None:
-        raise SystemExit(f"launch replay: {rec.path} carries no launch file, so there is no agent to start")
+        raise ReplayRefused(f"{rec.path} carries no launch file, so there is no agent to start")
     env, _, output = topic.partition("/")
     agents = [t.split("/", 1)[0] for t in rewrite.sources_of(lf, env, "action")]
     targets = [node] if node else agents
     ids = {n.id for n in lf.nodes}
     for target in targets:
         if target not in ids:
-            raise SystemExit(f"launch replay: no node {target!r} in the recorded launch file")
+            raise ReplayRefused(f"no node {target!r} in the recorded launch file")
     recorders = {n.id for n in lf.nodes if n.uses == rewrite.RECORDER_USES}
     dropped = rewrite.readers(lf, recorders, cut=lambda src, out: src == env and out != output)
     recorded_env = lf.node(env)
@@ -261,17 +267,17 @@ def command(args: argparse.Namespace) -> int:
 
     console = Console(stderr=True)
     if not args.file.exists():
-        raise SystemExit(f"launch replay: {args.file} does not exist")
+        raise ReplayRefused(f"{args.file} does not exist")
     try:
         rec = read_recording(args.file)
     except RecordingError as exc:
-        raise SystemExit(f"launch replay: {exc}") from None
+        raise ReplayRefused(f"{exc}") from None
     topic = obs_topic(rec, args.obs)
     traces = episodes(rec, topic)
     ids = args.episode or list(traces)
     unknown = [e for e in ids if e not in traces]
     if unknown:
-        raise SystemExit(f"launch replay: no episode {', '.join(unknown)} in {args.file}; it has {', '.join(traces)}")
+        raise ReplayRefused(f"no episode {', '.join(unknown)} in {args.file}; it has {', '.join(traces)}")
     if not rec.complete:
         console.print(f"[yellow]{args.file} has no summary (the run was stopped hard); read up to where it ends")
     result: dict[str, Any] = {"file": str(args.file), "complete": rec.complete, "obs": topic,
