@@ -95,6 +95,7 @@ BENCHES: dict[str, Bench] = {b.name: b for b in [
     Bench("model", ["--concurrency", "4", "--tokens", "16"], 900, need_model_venv),
     Bench("scale", ["--curves", "sokoban", "--replicas", "1", "2", "--episodes-per-replica", "6"], 300),
     Bench("soak", ["--episodes", "5000", "--flood", "50000"], 300),
+    Bench("transport", ["--episodes", "60", "--blocks", "1"], 300),
     Bench("vmage", ["--quick"], 300),
     Bench("webui", ["--pages", "2", "--css-steps", "4", "--no-compare"], 420, need_chromium),
 ]}
