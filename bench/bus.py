@@ -183,15 +183,16 @@ def main() -> int:
     parser.add_argument("--rtt-n", type=int, default=250, help="requests per block")
     parser.add_argument("--frames", type=int, default=20, help="frames per block")
     args = parser.parse_args()
-    tmp = tempfile.mkdtemp(prefix="fbbench-", dir="/tmp")
     frame = np.random.default_rng(0).integers(0, 255, SHAPE, dtype=np.uint8)
     started = time.monotonic()
-    try:
-        import uvloop
+    # the raw sockets' ipc paths: /tmp keeps them short, and the folder goes when the bench ends
+    with tempfile.TemporaryDirectory(prefix="fbbench-", dir="/tmp") as tmp:
+        try:
+            import uvloop
 
-        results = uvloop.run(measure(args, frame, tmp))
-    except ImportError:
-        results = asyncio.run(measure(args, frame, tmp))
+            results = uvloop.run(measure(args, frame, tmp))
+        except ImportError:
+            results = asyncio.run(measure(args, frame, tmp))
     out = {
         "small_rtt_p50_us": round(pct(results["fb_rtt"], 0.5), 1),
         "small_rtt_p99_us": round(pct(results["fb_rtt"], 0.99), 1),
