@@ -2,6 +2,7 @@ import asyncio
 import json
 import os
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -202,3 +203,12 @@ def sync_chromium():
         browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture
+def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private runtime folder for this test, for the launcher and for this process alike."""
+    path = tmp_path / "xdg"
+    path.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(path))
+    return path

@@ -24,15 +24,6 @@ NOBODY = 65534
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="chown to another uid needs root")
 
 
-@pytest.fixture
-def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private runtime folder for this test, for the launcher and for this process alike."""
-    path = tmp_path / "xdg"
-    path.mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(path))
-    return path
-
-
 def _env(**extra: str) -> dict[str, str]:
     return {**launch_env(), **extra}
 

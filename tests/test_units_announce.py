@@ -19,14 +19,6 @@ def _no_such_pid() -> int:
 
 
 @pytest.fixture
-def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "xdg"
-    path.mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(path))
-    return path
-
-
-@pytest.fixture
 def ipc_dirs():
     made: list[Path] = []
 
