@@ -83,7 +83,8 @@ class Kernel:
         # service calls refused by kernel.graph.trust (an episode's end from a node that does not hold
         # or judge it), per sender: well-formed, so not among the bad messages, but shown beside them
         self.refused = BadTraffic(log, "refused a kernel service call")
-        self._judges: dict[str, frozenset[str]] | None = None
+        # per node, the nodes that may end the episodes dealt to it (kernel.graph.trust.judges)
+        self.judges: dict[str, frozenset[str]] = trust.judges(lf)
         # episode.next asks answered later: node -> (routing id, cid). One per node: a newer ask
         # replaces an older one, whose asker gave up waiting.
         self._asks: dict[str, tuple[bytes, int | None]] = {}
@@ -180,13 +181,6 @@ class Kernel:
         for eid, owner in lost.items():
             if owner != dead and self.nodes.get(owner) is not None and self.nodes[owner].state == "running":
                 self.send(owner, "abandon", {"episode": eid, "reason": f"node {dead} exited"})
-
-    @property
-    def judges(self) -> dict[str, frozenset[str]]:
-        """Per node, the nodes that may end the episodes dealt to it (kernel.graph.trust.judges)."""
-        if self._judges is None:
-            self._judges = trust.judges(self.lf)
-        return self._judges
 
     # messaging ------------------------------------------------------------------------------
     def send(self, node_id: str, cmd: str, body: Any) -> None:
