@@ -64,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--blocks", type=int, default=3, help="rounds of one run per transport (3)")
     ap.add_argument("--launch", default="sokoban_random.yaml", help="the launch file (sokoban_random.yaml)")
     args = ap.parse_args(argv)
+    if args.episodes < 3 or args.blocks < 1:
+        ap.error("--episodes must be at least 3 (the first is left out of the rate) and --blocks at least 1")
     started = time.monotonic()
     names = list(TRANSPORTS)
     rates: dict[str, list[float]] = {name: [] for name in names}
@@ -71,7 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     for block in range(args.blocks):
         for name in names[block % len(names):] + names[:block % len(names)]:
             with tempfile.TemporaryDirectory(prefix="fb-bench-transport-") as tmp:
-                rate, counted = one_run(args.launch, args.episodes, TRANSPORTS[name], Path(tmp))
+                try:
+                    rate, counted = one_run(args.launch, args.episodes, TRANSPORTS[name], Path(tmp))
+                except (RuntimeError, subprocess.TimeoutExpired) as exc:  # a run that failed: its own words
+                    print(f"bench/transport.py: {exc}", file=sys.stderr)
+                    return 2
             rates[name].append(rate)
             steps[name] += counted
     median = {name: statistics.median(values) for name, values in rates.items()}
