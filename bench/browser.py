@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kernel.sdk.testing import Harness  # noqa: E402
+from kernel.testing import Harness  # noqa: E402
 from nodes.browser.actions import parse_action  # noqa: E402
 from nodes.browser.sandbox import Sandbox  # noqa: E402
 from nodes.browser.session import BrowserSession, EpisodeSpec, Settings  # noqa: E402

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kernel.bus.shm import shm_dir  # noqa: E402
 from kernel.sdk.node import Message, Node, on_input, service  # noqa: E402
-from kernel.sdk.testing import Harness  # noqa: E402
+from kernel.testing import Harness  # noqa: E402
 
 SHAPE = (720, 1280, 3)
 SMALL = b"x" * 100

@@ -32,7 +32,7 @@ from typing import Any
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kernel.sdk.testing import Harness  # noqa: E402
+from kernel.testing import Harness  # noqa: E402
 from nodes.game.football import scenarios  # noqa: E402
 from nodes.game.football.engine import Match  # noqa: E402
 from nodes.game.football.seats import fixed_players, parse_seats  # noqa: E402

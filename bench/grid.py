@@ -41,7 +41,7 @@ import msgpack
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import floor  # noqa: E402
-from kernel.sdk.testing import Harness  # noqa: E402
+from kernel.testing import Harness  # noqa: E402
 from nodes.game.sokoban import benchmark  # noqa: E402
 from nodes.game.sokoban.game import SokobanGame  # noqa: E402
 from nodes.game.sokoban.node import observation  # noqa: E402

@@ -45,7 +45,7 @@ import msgpack  # noqa: E402
 import numpy as np  # noqa: E402
 
 from bench import floor  # noqa: E402
-from kernel.sdk.testing import Harness  # noqa: E402
+from kernel.testing import Harness  # noqa: E402
 from nodes.game.gym import spaces as sp  # noqa: E402
 from nodes.game.gym.worlds import check_id  # noqa: E402
 

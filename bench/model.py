@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kernel.sdk.testing import Harness  # noqa: E402
+from kernel.testing import Harness  # noqa: E402
 
 PROMPTS = ["Describe a sokoban level.", "Name three football tactics.", "Explain what a judge node does.",
            "Write a haiku about robots.", "List four colours.", "What is a launch file?",

@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 from bench.bus import RawPeers  # noqa: E402
-from kernel.sdk.testing import Harness  # noqa: E402
+from kernel.testing import Harness  # noqa: E402
 from nodes.game.vmage.base import DEFAULT_HEIGHT, FRAME_CAP, decide, render  # noqa: E402
 from nodes.game.vmage.catalog import GAMES, cells, template_for  # noqa: E402
 from nodes.judge.vmage_elo import PERMUTATIONS, rank  # noqa: E402

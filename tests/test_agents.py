@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from kernel.sdk.node import Node, service
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from nodes.agent.human import HumanPlayer
 from nodes.agent.records import read_records
 from tests.helpers import ROOT, launch

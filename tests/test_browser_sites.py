@@ -349,7 +349,7 @@ def test_same_seed_same_site_and_loopback_only(site):
 # --- the site node ------------------------------------------------------------------------------
 
 async def test_site_node_serves_resets_restarts_and_stops():
-    from kernel.sdk.testing import Harness
+    from kernel.testing import Harness
 
     async with Harness(quiet=True) as h:
         h.add("classifieds", "nodes.browser.sites.node:SiteNode", params={"site": "classifieds", "seed": 1, "size": 15})

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kernel.sdk.node import RemoteError, RequestTimeout
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from tests.nodes import Emitter, Services, SlowSink
 
 

@@ -7,7 +7,7 @@ import asyncio
 import json
 import time
 
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from kernel.tools.client import KernelClient
 from tests.helpers import LONG_HELLO, announced, launch, launch_bg, wait_until
 from tests.nodes import ClockEnv

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import yaml
 
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from nodes.browser.css import INSTANCES_PATH, PROJECTS_DIR
 from nodes.browser.css.generate import load
 from nodes.browser.css.tools import NO_ACTION, exception_text, unknown_function_text

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from kernel.sdk.errors import RemoteError
-from kernel.sdk.testing import Harness
+from kernel.bus.errors import RemoteError
+from kernel.testing import Harness
 from tests.nodes import Emitter, Faulty
 
 

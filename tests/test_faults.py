@@ -17,7 +17,7 @@ import zmq
 from kernel.bus import protocol
 from kernel.bus.protocol import MessageTooLarge
 from kernel.sdk.node import RemoteError
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from kernel.tools.client import KernelClient
 from tests.helpers import LONG_HELLO, announced, launch, launch_bg, wait_until
 from tests.nodes import Chatter, Emitter, Services, SlowSink

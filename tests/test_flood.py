@@ -18,7 +18,7 @@ import zmq
 
 from kernel.bus import protocol
 from kernel.bus.protocol import CREDIT, DATA, RELEASE, REQ, TAP
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from kernel.tools.client import KernelClient
 from tests.helpers import LAUNCH, announced, launch, launch_env, wait_until
 from tests.nodes import Emitter, Services, SlowSink

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from kernel.sdk.node import Message, Node, on_input
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from tests.helpers import launch
 
 try:

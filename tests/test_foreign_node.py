@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from kernel.sdk.node import RemoteError
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 
 FOREIGN = [sys.executable, str(Path(__file__).with_name("foreign_node.py"))]
 

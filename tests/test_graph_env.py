@@ -86,7 +86,7 @@ def test_dict_observations_stay_typed_and_text_games_keep_the_text_space():
 
 def test_a_declaration_is_checked_and_names_the_key_that_is_wrong():
     import kernel.sdk.spaces as decl
-    from kernel.graphspaces import AgentSpaces, from_describe
+    from kernel.gym.spaces import AgentSpaces, from_describe
     from kernel.sdk.gymspaces import build
 
     good = {"obs": {"observation": decl.text(), "action": decl.discrete(["a", "b"])}}

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from nodes.game.gym import spaces as sp
 from nodes.game.gym.node import GymEnv
 from nodes.game.gym.worlds import check_id

@@ -1,6 +1,6 @@
 """The hello pack's nodes on their own, as docs/nodes.md shows."""
 
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 
 
 async def test_agent_moves_toward_the_goal():

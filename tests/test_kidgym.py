@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from kernel.sdk.node import Node, service
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from nodes.agent.records import read_records
 from nodes.game.kidgym import env_ids
 from nodes.game.kidgym.base import CONTINUE, Task

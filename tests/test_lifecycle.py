@@ -9,7 +9,7 @@ import signal
 import textwrap
 import time
 
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from tests.helpers import LONG_HELLO, alive, announced, children_of, launch, launch_bg, wait_until
 from tests.nodes import CrashOnStart, Hung, Services
 
@@ -73,7 +73,7 @@ nodes:
     params: {think_s: 0.05}
     inputs: {obs: env/obs}
   - id: grandchild
-    cmd: ["sh", "-c", "{python} -m kernel.bus.run_node; sleep 30"]
+    cmd: ["sh", "-c", "{python} -m kernel.sdk.run_node; sleep 30"]
     env: {FRAMEBUS_USES: "tests.nodes:Services"}
 run: {episodes: 1000}
 """

@@ -19,7 +19,7 @@ import pytest
 from PIL import Image
 
 from kernel.sdk.node import RemoteError
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from nodes.model.images import to_data_url
 from tests.fault_proxy import FaultProxy
 from tests.helpers import LAUNCH, ROOT, launch

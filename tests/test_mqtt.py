@@ -16,7 +16,7 @@ import pytest
 
 from kernel.launchfile import LaunchError, load
 from kernel.sdk.registry import load_node_class
-from kernel.sdk.testing import Harness, Probe
+from kernel.testing import Harness, Probe
 from nodes.game.mqtt.codec import Codec, CodecError
 from nodes.game.mqtt.mosquitto import Mosquitto, find_binary, free_port
 from nodes.game.mqtt.robot import Device, Rover

@@ -12,7 +12,7 @@ import pytest
 from gymnasium import spaces
 from pettingzoo.classic import tictactoe_v3
 
-from kernel.sdk.testing import Harness, Probe
+from kernel.testing import Harness, Probe
 from nodes.game.gym.moves import Moves
 from nodes.game.gym.pz import PettingZooParams
 from tests.helpers import launch

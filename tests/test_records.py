@@ -7,7 +7,7 @@ import asyncio
 import time
 from typing import Any, Callable
 
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 
 # Long enough that a record left waiting for its timer would show: the run would end that much later.
 SLOW = 20.0

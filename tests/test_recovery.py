@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from tests.fault_proxy import FaultProxy
 from tests.helpers import ROOT, alive, children_of, launch, launch_bg, wait_until
 

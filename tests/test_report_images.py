@@ -170,7 +170,7 @@ def test_report_out_must_name_an_html_file_it_may_write(tmp_path: Path) -> None:
     an earlier report there is replaced."""
     import os
 
-    from kernel.sdk.errors import FramebusError  # launch's exit 2 for bad input; a bare OSError was a traceback
+    from kernel.bus.errors import FramebusError  # launch's exit 2 for bad input; a bare OSError was a traceback
 
     run = tmp_path / "run"
     hand_made_run(run)

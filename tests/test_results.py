@@ -316,7 +316,7 @@ async def test_two_judges_summarizing_a_mean_in_one_section_are_not_added_up():
     """Each judge's mean is 0.5; summary.json must not say 1.0. Counts add up, each judge's data
     stays under by_node, and the headline mean comes from the episodes themselves."""
     from kernel.graph.summary import BY_NODE
-    from kernel.sdk.testing import Harness
+    from kernel.testing import Harness
 
     async with Harness(quiet=True, episodes=3) as h:
         h.add("judge_a", "tests.nodes_extra:MeanJudge", inputs={"step": "probe/step_a"})

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from kernel.bus.results import own_run_dir
-from kernel.sdk.errors import RemoteError
+from kernel.bus.errors import RemoteError
 from kernel.sdk.media import read_sets
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from tests.nodes_results import Broken, Flooder, Reporter, Sender
 
 

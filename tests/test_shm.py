@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from kernel.bus.shm import shm_dir
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from tests.nodes import Emitter, Hoarder
 
 pytestmark = pytest.mark.skipif(shm_dir() is None, reason="no /dev/shm on this machine")

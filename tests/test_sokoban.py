@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from kernel.sdk.node import Node, service
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from nodes.game.sokoban import benchmark, render
 from nodes.game.sokoban.baselines import baseline_scores, idle_policy, play
 from nodes.game.sokoban.game import SokobanGame, prepare_level

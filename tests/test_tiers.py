@@ -54,7 +54,7 @@ def test_a_helper_chain_is_followed_to_what_starts_a_process() -> None:
 
 
 def _imports_the_harness_inside() -> None:
-    from kernel.sdk.testing import Harness
+    from kernel.testing import Harness
 
     Harness()
 
@@ -64,7 +64,7 @@ def test_an_import_inside_a_test_is_followed_whether_or_not_its_module_was_loade
     """Run alone, a file whose test imports the harness inside its body was classified `unit` (its
     module was not in sys.modules yet) and failed at the guard; in the whole suite another file had
     imported it, and the same test was `process`."""
-    monkeypatch.delitem(sys.modules, "kernel.sdk.testing", raising=False)
+    monkeypatch.delitem(sys.modules, "kernel.testing", raising=False)
     assert Classifier().found(_imports_the_harness_inside)[0] == "process"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -14,7 +14,7 @@ import pytest
 from kernel.bus.inputs import InputQueue
 from kernel.bus.protocol import DATA, Message
 from kernel.sdk.clock import Clock
-from kernel.sdk.errors import EpisodeAbandoned
+from kernel.bus.errors import EpisodeAbandoned
 
 
 def msg(i: int, src: str = "a", topic: str = "out", step: int | None = None) -> Message:

@@ -12,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from kernel.sdk.registry import registered_nodes
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from nodes.agent.memory import ChatMemory, Turn
 from nodes.agent.parsers import action_line_exact
 from nodes.game.vmage.node import VmageEnv

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from tests.nodes_extra import ScriptedChatModel
 
 ENV = "nodes.game.vmage.node:VmageEnv"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from nodes.agent.human import HumanParams, HumanPlayer, key_bindings, keys_line
 from nodes.game.vmage.catalog import GAMES, cells
 from tests.helpers import ROOT, launch

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import yaml
 
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from nodes.game.vmage import mario
 from nodes.game.vmage.base import decide, play, render
 from nodes.game.vmage.catalog import GAMES, cells, template_for

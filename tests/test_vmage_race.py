@@ -11,7 +11,7 @@ import statistics
 import numpy as np
 import pytest
 
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from nodes.game.vmage import race
 from nodes.game.vmage.base import decide, play, render
 from nodes.game.vmage.catalog import GAMES, cells, template_for

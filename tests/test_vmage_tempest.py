@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import yaml
 
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from nodes.game.vmage import tempest
 from nodes.game.vmage.base import DT, decide, play, render
 from nodes.game.vmage.catalog import GAMES, cells, template_for

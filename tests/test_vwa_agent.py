@@ -24,7 +24,7 @@ import pytest
 from PIL import Image
 
 from kernel.sdk.node import Node, service
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from nodes.agent.parsers import get_parser
 from nodes.agent.records import read_records
 from nodes.agent.templates import load_template

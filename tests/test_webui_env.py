@@ -21,7 +21,7 @@ from pydantic import Field
 
 from kernel.sdk.media import read_sets
 from kernel.sdk.node import Node, NodeParams, service
-from kernel.sdk.testing import Harness
+from kernel.testing import Harness
 from nodes.browser.webui.reply import FILES, ReplyError, parse_reply, to_reply
 from tests.helpers import ROOT, launch
 

@@ -49,7 +49,7 @@ ROOTS: dict[str, str] = {
     "os.spawnv": "process",
     "asyncio.create_subprocess_exec": "process",
     "asyncio.create_subprocess_shell": "process",
-    "kernel.sdk.testing.Harness": "process",  # the nodes under test are processes
+    "kernel.testing.Harness": "process",  # the nodes under test are processes
     "kernel.graph.runner": "process",  # a graph's nodes
     "kernel.gym.GraphEnv": "process",
     "nodes.game.mqtt.broker": "process",  # mosquitto
@@ -201,7 +201,7 @@ class Classifier:
                           if _has(cell)})
             names |= set(code.co_freevars)
         # an import inside the function names its module here ("playwright.sync_api"), and what it
-        # takes from it beside it ("kernel.sdk.testing", "Harness")
+        # takes from it beside it ("kernel.testing", "Harness")
         found += [(t, (name,)) for name in names if (t := _root_tier(name))]
         found += [(t, (name, n)) for name in names if "." in name for n in names
                   if (t := _root_tier(f"{name}.{n}"))]

@@ -3,7 +3,7 @@ services it answers.
 
 A reply finds its request by ``cid``; a request that gets none fails with RequestTimeout, and one
 whose node restarts fails at once with RemoteError. A service that raises answers with the
-exception's type and text (kernel.sdk.errors.RemoteError.remote_type on the caller's side).
+exception's type and text (kernel.bus.errors.RemoteError.remote_type on the caller's side).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from kernel.bus.links import Links
 from kernel.bus.protocol import ERR, REP, REQ, Message
 from kernel.bus.reading import SocketReader
 from kernel.bus.sockets import COPY_THRESHOLD, nbytes_of, recv_frames, send_frames
-from kernel.sdk.errors import RemoteError, RequestTimeout
+from kernel.bus.errors import RemoteError, RequestTimeout
 
 traceparent_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("framebus_traceparent", default=None)
 FAST_REPLY_MS = 1

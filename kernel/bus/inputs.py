@@ -20,7 +20,7 @@ class InputQueue:
 
     * ``latest`` keeps only the newest message (an older unread one is dropped and counted);
     * ``fifo`` keeps up to ``size`` and drops the oldest when full (counted);
-    * ``block`` never drops: senders hold credits and wait (back-pressure), see kernel.bus.runtime.
+    * ``block`` never drops: senders hold credits and wait (back-pressure), see kernel.sdk.runtime.
     """
 
     __slots__ = ("name", "policy", "size", "_items", "_waiter", "received", "dropped", "on_take")

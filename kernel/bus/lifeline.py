@@ -28,7 +28,7 @@ def die_with_parent() -> None:
     """Runs in the child between fork and exec: SIGKILL me when the launching thread dies.
 
     Where there is no prctl (not Linux), a node still notices a dead launcher: its runtime's
-    watchdog sees its parent pid change (kernel.bus.runtime).
+    watchdog sees its parent pid change (kernel.sdk.runtime).
     """
     if _PRCTL is not None:
         _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)

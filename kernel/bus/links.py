@@ -1,7 +1,7 @@
 """A node's links to its peers: the DEALER to each peer's inbox, the credits of ``block`` edges,
 the shared-memory leases of large arrays, and the taps that tell the kernel what was sent.
 
-Kept apart from the runtime's lifecycle (kernel.bus.runtime) because this is the data plane: what
+Kept apart from the runtime's lifecycle (kernel.sdk.runtime) because this is the data plane: what
 one ``publish`` costs is decided here, and nothing here waits on the kernel.
 """
 

@@ -20,7 +20,7 @@ from typing import Any, Callable, Final, Sequence
 import msgpack
 import numpy as np
 
-from kernel.sdk.errors import FramebusError
+from kernel.bus.errors import FramebusError
 
 PROTOCOL_VERSION: Final = 1
 ARRAY_EXT: Final = 1

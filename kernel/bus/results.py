@@ -33,7 +33,7 @@ from typing import Any, Awaitable, Callable, Sequence
 
 import structlog
 
-from kernel.sdk.errors import RemoteError, RequestTimeout
+from kernel.bus.errors import RemoteError, RequestTimeout
 
 log = structlog.get_logger("framebus.results")
 

@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 
 import structlog
 
-from kernel.sdk.errors import FramebusError
+from kernel.bus.errors import FramebusError
 
 log = structlog.get_logger("framebus.store")
 

@@ -1,17 +1,18 @@
 """What a run decides before its kernel starts: where the nodes run, and how the bus is secured.
 
 ``launch run`` places node processes on this machine (``--backend local``, the default) or on a
-cluster (``--backend ray [--address ADDR]``). A cluster backend lives with the tools (Ray is an
-optional dependency, and the graph layer never imports the tools): CLUSTERS names its class as a
-``module:Class`` string, imported only when a run asks for it. A cluster moves the bus to TCP, and a
+cluster (``--backend ray [--address ADDR]``). A cluster backend lives above the graph (Ray's is with
+the tools: Ray is an optional dependency, and the graph never imports upward), so it registers in
+the ``framebus.backends`` entry-point group, read without importing anything; its class is loaded
+only when a run asks for it. A cluster moves the bus to TCP, and a
 bus over TCP (loopback too, unless the launch file opts out) uses CURVE keys (kernel.graph.keys). This module
 puts those decisions in one place, so the runner only asks for a supervisor and a cleanup.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
-import pkgutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Protocol
@@ -22,9 +23,12 @@ from kernel.graph.keys import OPEN_LOOPBACK_WARNING, RunKeys, open_loopback
 from kernel.graph.supervisor import Supervisor
 from kernel.launchfile import LaunchError, LaunchFile, NodeSpec
 
-# cluster backends: name -> "module:Class" of a Cluster; "local" needs none
-CLUSTERS: dict[str, str] = {"ray": "kernel.tools.ray_backend:RayCluster"}
-BACKENDS = ("local", *CLUSTERS)
+BACKEND_GROUP = "framebus.backends"
+
+
+def clusters() -> dict[str, importlib.metadata.EntryPoint]:
+    """The installed cluster backends by name ("local" needs none); metadata only, nothing imported."""
+    return {ep.name: ep for ep in importlib.metadata.entry_points(group=BACKEND_GROUP) if ep.name != "local"}
 
 
 class Cluster(Protocol):
@@ -49,7 +53,7 @@ class Placement:
     lf: LaunchFile
     keys: RunKeys | None
     backend: str = "local"
-    cluster: Cluster | None = None  # for a cluster backend (CLUSTERS)
+    cluster: Cluster | None = None  # for a cluster backend (clusters())
     _supervisor: Supervisor | None = None
 
     def supervisor(self, env: dict[str, str], log_dir: Path, console: Console,
@@ -82,15 +86,16 @@ def _warn_if_open(lf: LaunchFile, console: Console) -> None:
 
 def prepare(lf: LaunchFile, backend: str, address: str | None, console: Console) -> Placement:
     """Connect the backend and make the run's keys; raises LaunchError with what to change."""
-    if backend not in BACKENDS:
-        raise LaunchError(f"unknown backend {backend!r}", allowed=list(BACKENDS))
-    if address and backend not in CLUSTERS:
-        raise LaunchError(f"--address names a cluster to join; add --backend {' or '.join(CLUSTERS)}")
+    found = clusters()
+    if backend != "local" and backend not in found:
+        raise LaunchError(f"unknown backend {backend!r}", allowed=["local", *found])
+    if address and backend == "local":
+        raise LaunchError(f"--address names a cluster to join; add --backend {' or '.join(found) or '(none installed)'}")
     if backend == "local":
         placement = Placement(lf, RunKeys.create(lf.bus, [n.id for n in lf.nodes]))
         _warn_if_open(lf, console)
         return placement
-    cluster: Cluster = pkgutil.resolve_name(CLUSTERS[backend])(address, console)  # imported now: it may need optional packages
+    cluster: Cluster = found[backend].load()(address, console)  # imported now: it may need optional packages
     cluster.start()
     try:
         bus = lf.bus.model_copy(update={"transport": "tcp", "host": cluster.bus_host(lf)})

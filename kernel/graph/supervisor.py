@@ -68,7 +68,7 @@ class Supervisor:
         return node_id in self.shipping
 
     def command(self, spec: NodeSpec) -> list[str]:
-        return list(spec.cmd) if spec.cmd else [sys.executable, "-m", "kernel.bus.run_node"]
+        return list(spec.cmd) if spec.cmd else [sys.executable, "-m", "kernel.sdk.run_node"]
 
     async def start_all(self) -> None:
         for proc in self.procs.values():

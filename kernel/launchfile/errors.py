@@ -9,7 +9,7 @@ from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import Any
 
-from kernel.sdk.errors import FramebusError
+from kernel.bus.errors import FramebusError
 
 
 @dataclass(eq=False)

@@ -1,7 +1,7 @@
 """What a node author imports: the Node class, its decorators, episodes, the environment base, the
 clock and the errors (``kernel`` re-exports them: ``from kernel import Node, on_input, service``). The names load on first use: the launch-file
-loader imports kernel.sdk.errors and kernel.sdk.registry, and must not pay for the bus (numpy,
-ZeroMQ) to do so. The test harness stays out (kernel.sdk.testing): it runs a whole graph.
+loader imports kernel.bus.errors and kernel.sdk.registry, and must not pay for the bus (numpy,
+ZeroMQ) to do so. The test harness stays out (kernel.testing): it runs a whole graph.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ if TYPE_CHECKING:
     from kernel.bus.protocol import Message
     from kernel.sdk.clock import Clock
     from kernel.sdk.env import EnvNode, EnvParams, Observation, StepRecord, StepResult
-    from kernel.sdk.errors import EpisodeAbandoned, FramebusError, RemoteError, RequestTimeout
+    from kernel.bus.errors import EpisodeAbandoned, FramebusError, RemoteError, RequestTimeout
     from kernel.sdk.node import Episode, Node, NodeParams, on_input, service
 
 _PUBLIC = {
     "Node": "kernel.sdk.node", "NodeParams": "kernel.sdk.node", "Episode": "kernel.sdk.node",
     "on_input": "kernel.sdk.node", "service": "kernel.sdk.node", "Message": "kernel.bus.protocol",
-    "Clock": "kernel.sdk.clock", "FramebusError": "kernel.sdk.errors", "RemoteError": "kernel.sdk.errors",
-    "RequestTimeout": "kernel.sdk.errors", "EpisodeAbandoned": "kernel.sdk.errors",
+    "Clock": "kernel.sdk.clock", "FramebusError": "kernel.bus.errors", "RemoteError": "kernel.bus.errors",
+    "RequestTimeout": "kernel.bus.errors", "EpisodeAbandoned": "kernel.bus.errors",
     "EnvNode": "kernel.sdk.env", "EnvParams": "kernel.sdk.env", "Observation": "kernel.sdk.env",
     "StepRecord": "kernel.sdk.env", "StepResult": "kernel.sdk.env",
 }

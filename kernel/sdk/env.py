@@ -182,7 +182,7 @@ class EnvNode(Node):
         while True:
             obs = self.observe()
             obs.update(env=self.env, episode=episode.id, t=t)
-            if episode.attempt > 1:  # its readers stamp their step records with it (kernel.bus.runtime)
+            if episode.attempt > 1:  # its readers stamp their step records with it (kernel.sdk.runtime)
                 obs["attempt"] = episode.attempt
             if renders and (frame := self.render()) is not None:
                 obs["frame"] = frame

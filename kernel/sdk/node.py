@@ -15,7 +15,7 @@ A node is a small class::
             return "pong"
 
 Everything else (sockets, heartbeats, lifecycle, queues, tracing) is the runtime's job
-(kernel.bus.runtime), so a node stays testable on its own (kernel.sdk.testing).
+(kernel.sdk.runtime), so a node stays testable on its own (kernel.testing).
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ import structlog
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernel.bus.protocol import Message
-from kernel.sdk.errors import EpisodeAbandoned, RemoteError, RequestTimeout
+from kernel.bus.errors import EpisodeAbandoned, RemoteError, RequestTimeout
 
 if TYPE_CHECKING:
-    from kernel.bus.runtime import NodeRuntime
+    from kernel.sdk.runtime import NodeRuntime
     from kernel.sdk.clock import Clock
     from kernel.sdk.media import Picture
 

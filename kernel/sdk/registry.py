@@ -13,7 +13,7 @@ import pkgutil
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kernel.sdk.errors import FramebusError
+from kernel.bus.errors import FramebusError
 
 if TYPE_CHECKING:
     from kernel.sdk.node import Node

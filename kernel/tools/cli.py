@@ -20,7 +20,7 @@ from kernel import launchfile
 from kernel.bus import logs, outlet
 from kernel.bus.resultsdb import ResultsDbError, ResultsNotWritten
 from kernel.launchfile import LaunchError
-from kernel.sdk.errors import FramebusError
+from kernel.bus.errors import FramebusError
 
 console = outlet.console()  # queued and written by a thread: see kernel.bus.outlet
 
@@ -134,7 +134,9 @@ def _file_args(p: argparse.ArgumentParser) -> None:
 
 
 def _backend_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--backend", choices=["local", "ray"], default="local",
+    from kernel.graph.backends import clusters
+
+    p.add_argument("--backend", choices=["local", *clusters()], default="local",
                    help="where node processes run: this machine, or a Ray cluster (docs/scale.md); "
                    "ray also checks each node's resources: against what Ray accepts")
 

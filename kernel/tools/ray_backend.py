@@ -2,7 +2,7 @@
 
 Ray decides *where* a node runs (its ``resources:`` request: CPUs, GPUs for a model server, memory,
 named resources); it does not carry framebus messages. Each node gets one Ray actor, and the actor
-starts the node's ordinary process (``python -m kernel.bus.run_node`` or its ``cmd:``) on its machine, so
+starts the node's ordinary process (``python -m kernel.sdk.run_node`` or its ``cmd:``) on its machine, so
 a node behaves the same under both backends: same entry point, same exit codes, its own session,
 and PR_SET_PDEATHSIG so it dies with the actor. The actor relays the process's output and exit code
 to the supervisor on the launching machine, which keeps its restart policy and its stop escalation.
@@ -148,7 +148,7 @@ class FramebusNode:
         """Start the node process; returns where it runs."""
         import ray
 
-        argv = list(cmd) if cmd else [sys.executable, "-m", "kernel.bus.run_node"]
+        argv = list(cmd) if cmd else [sys.executable, "-m", "kernel.sdk.run_node"]
         full = {**os.environ, **env}
         host = full.get("FRAMEBUS_TCP_HOST")
         node_ip = ray.util.get_node_ip_address()
@@ -426,7 +426,7 @@ class RaySupervisor(Supervisor):
 
     def command(self, spec: NodeSpec) -> list[str]:
         """What the actor runs (with its own machine's Python), as shown in error messages."""
-        return list(spec.cmd) if spec.cmd else ["python", "-m", "kernel.bus.run_node"]
+        return list(spec.cmd) if spec.cmd else ["python", "-m", "kernel.sdk.run_node"]
 
     async def start_all(self) -> None:
         # Actors start in parallel: a worker process each, about a second apiece.

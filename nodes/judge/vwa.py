@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 
-from kernel.sdk.errors import FramebusError
+from kernel.sdk import FramebusError
 from kernel.sdk.node import Message, Node, NodeParams, on_input
 from nodes.browser.vwa.page import IMAGES_JS, PageImage
 from nodes.browser.vwa.tasks import TaskFileError, parse_task

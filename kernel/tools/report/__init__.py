@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from kernel.sdk.errors import FramebusError
+from kernel.bus.errors import FramebusError
 from kernel.sdk.images import data_url
 from kernel.tools.report.plots import RESULT_HINTS
 from kernel.tools.report.tables import Table, fmt

@@ -36,7 +36,7 @@ from kernel.bus.reading import SocketReader
 from kernel.bus.shm import shm_dir
 from kernel.bus.sockets import inbox_router
 from kernel.sdk.clock import Clock
-from kernel.sdk.errors import FramebusError, RemoteError
+from kernel.bus.errors import FramebusError, RemoteError
 from kernel.sdk.node import EpisodeAbandoned, Node
 
 log = structlog.get_logger("framebus.runtime")
@@ -532,7 +532,7 @@ class NodeRuntime:
             if orphaned or time.monotonic() - self._last_kernel > limit:
                 why = "the process that started it is gone" if orphaned else \
                     f"no heartbeat from the kernel for {limit:.1f} s"
-                if not self.exit_on_orphan:  # a runtime inside someone else's process (kernel.sdk.testing)
+                if not self.exit_on_orphan:  # a runtime inside someone else's process (kernel.testing)
                     log.error("no heartbeat from the kernel; stopping", node=self.id, silent_s=limit)
                     self._stop.set()
                     return

@@ -22,7 +22,7 @@ from typing import Any, Mapping, Sequence
 
 from rich.console import Console
 
-from kernel.bus.runtime import NodeRuntime
+from kernel.sdk.runtime import NodeRuntime
 from kernel.graph.runner import open_graph
 from kernel.graph.supervisor import Supervisor
 from kernel.launchfile import BusSpec, InputSpec, LaunchFile, NodeSpec, RunSpec

@@ -1,4 +1,4 @@
-"""Entry point of a node process started by the supervisor: ``python -m kernel.bus.run_node``.
+"""Entry point of a node process started by the supervisor: ``python -m kernel.sdk.run_node``.
 
 Everything it needs comes from the environment (FRAMEBUS_NODE_ID, FRAMEBUS_KERNEL, FRAMEBUS_USES),
 and the rest (params, wiring, peers) from the kernel's welcome, so a node's command line stays short.
@@ -13,7 +13,7 @@ import sys
 
 from kernel.bus import logs, outlet, results
 from kernel.bus.curve import NodeCurve
-from kernel.bus.runtime import NodeRuntime
+from kernel.sdk.runtime import NodeRuntime
 from kernel.sdk.registry import load_node_class
 
 

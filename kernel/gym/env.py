@@ -16,7 +16,7 @@ observation, the step stream's reward, and, when the episode ends, the metrics t
 env) ended it with in ``info["metrics"]``. Nodes only the replaced agent used (its model server) are
 not started.
 
-The spaces are the env node's own declaration (its ``spaces`` service, ``kernel.graphspaces``), so
+The spaces are the env node's own declaration (its ``spaces`` service, ``kernel.gym.spaces``), so
 no game is written here: a ``gym.env`` node over CartPole offers CartPole's Box and Discrete, and
 observations are typed values of the Box; a text game offers its text view (``obs["text"]``) as a
 Text space and its action names as a Discrete (action i sends the i-th name; for an env whose
@@ -44,13 +44,13 @@ from gymnasium import spaces
 from rich.console import Console
 
 import kernel.sdk.spaces as decl
-from kernel.bus.runtime import NodeRuntime
+from kernel.sdk.runtime import NodeRuntime
 from kernel.graph.runner import open_graph
 from kernel.graph.supervisor import Supervisor
-from kernel.graphspaces import AgentSpaces, from_describe
+from kernel.gym.spaces import AgentSpaces, from_describe
 from kernel.launchfile import InputSpec, LaunchFile, NodeSpec
 from kernel.launchfile.pipeline import load
-from kernel.sdk.errors import RemoteError
+from kernel.bus.errors import RemoteError
 from kernel.sdk.node import Message, Node
 from kernel.sdk.registry import load_node_class
 
@@ -387,7 +387,7 @@ class _Graph:
 
 class GraphEnv(gymnasium.Env):
     """A launch file as a Gymnasium env, with the node ``agent`` played by the caller; its spaces
-    are the ones the env node declares (``kernel.graphspaces``)."""
+    are the ones the env node declares (``kernel.gym.spaces``)."""
 
     metadata = {"render_modes": []}
 
