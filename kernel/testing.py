@@ -22,11 +22,11 @@ from typing import Any, Mapping, Sequence
 
 from rich.console import Console
 
-from kernel.sdk.runtime import NodeRuntime
 from kernel.graph.runner import open_graph
 from kernel.graph.supervisor import Supervisor
 from kernel.launchfile import BusSpec, InputSpec, LaunchFile, NodeSpec, RunSpec
 from kernel.sdk.node import Node
+from kernel.sdk.runtime import NodeRuntime
 
 InputDecl = str | Sequence[str] | Mapping[str, Any]
 

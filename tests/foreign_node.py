@@ -143,7 +143,7 @@ class ForeignNode:
         self.welcomed = False
         self.routes = {}  # (src node, output) -> [my inputs]
         self.input_policy = {}
-        self.out_edges = {}  # output -> [[dst, input, policy, size], ...]
+        self.out_edges = {}  # output -> [(dst, input, policy, size), ...]
         self.credits = {}  # (dst, input) -> int
         self.backlog = []  # (output, body, step, tp) waiting for credits
         self.peers = {}  # node id -> (socket, endpoint)
@@ -175,7 +175,8 @@ class ForeignNode:
         self.ctl.send_multipart(frames)
 
     def connect_peers(self, peers):
-        for node, (endpoint, _incarnation, *_features) in peers.items():
+        for node, peer in peers.items():
+            endpoint = peer["inbox"]
             if node == self.id:
                 continue
             known = self.peers.get(node)
@@ -282,7 +283,9 @@ class ForeignNode:
             for source in spec["sources"]:
                 node, output = source.split("/", 1)
                 self.routes.setdefault((node, output), []).append(name)
-        self.out_edges = welcome.get("outputs") or {}
+        # each reader of an output as a (dst, input, policy, size) tuple, from the welcome's edge maps
+        self.out_edges = {output: [(e["dst"], e["input"], e["policy"], e["size"]) for e in edges]
+                          for output, edges in (welcome.get("outputs") or {}).items()}
         for dst, inp, policy, size in self.all_edges():
             if policy == "block":
                 self.credits[(dst, inp)] = size

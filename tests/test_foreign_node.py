@@ -102,3 +102,53 @@ async def test_foreign_node_exits_when_the_kernel_goes_silent():
         code = await asyncio.wait_for(process.wait(), 10)
         assert code == 75
         assert 2.5 < time.monotonic() - t0 < 6.0
+
+
+BROKEN_HELLO = """
+import os, sys, time
+import msgpack, zmq
+node = os.environ["FRAMEBUS_NODE_ID"]
+sock = zmq.Context().socket(zmq.DEALER)
+sock.setsockopt(zmq.IDENTITY, node.encode())
+sock.setsockopt(zmq.LINGER, 0)
+sock.connect(os.environ["FRAMEBUS_KERNEL"])
+header = {"v": 1, "k": "ctl", "src": node, "dst": "kernel", "topic": "hello", "seq": 0, "ts": time.time()}
+# pid as a string, and no inbox: a peer that read the protocol wrong
+sock.send_multipart([msgpack.packb(header), msgpack.packb({"pid": str(os.getpid()), "inputs": [], "outputs": []})])
+if sock.poll(20000):
+    frames = sock.recv_multipart()
+    print(msgpack.unpackb(frames[0])["topic"], msgpack.unpackb(frames[1]).get("error"), flush=True)
+sys.exit(2)
+"""
+
+
+async def test_a_malformed_hello_is_refused_naming_the_field(tmp_path):
+    """The kernel checks a hello against its structure (kernel.bus.messages) and answers a node
+    that got it wrong with a reject saying which fields, rather than a traceback or silence."""
+    script = tmp_path / "broken_hello.py"
+    script.write_text(BROKEN_HELLO)
+    async with Harness(quiet=True, run_dir=tmp_path / "run") as h:
+        h.add("broken", "unused", cmd=[sys.executable, str(script)])
+        starting = asyncio.ensure_future(h.start(ready_timeout=30))  # never ready: the kernel fails the run
+        try:
+            assert await _eventually(lambda: hasattr(h, "kernel"))
+            status, reason = await h.wait_finished(30)
+        finally:
+            starting.cancel()
+            await asyncio.gather(starting, return_exceptions=True)
+        assert status == "failed"
+        assert "hello body refused" in reason and "pid:" in reason and "inbox:" in reason, reason
+        assert h.kernel.nodes["broken"].state == "failed"
+        log = h.run_dir / "logs" / "broken.log"
+        assert await _eventually(lambda: log.exists() and "reject hello body refused" in log.read_text()), \
+            log.read_text() if log.exists() else "no log"
+        assert "pid:" in log.read_text()
+
+
+async def _eventually(check, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        await asyncio.sleep(0.05)
+    return check()

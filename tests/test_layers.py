@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-
 ROOT = Path(__file__).resolve().parents[1]
 FLOORS = ["kernel.graph", "kernel.launchfile", "kernel.sdk", "kernel.bus"]
 
@@ -41,7 +40,7 @@ def test_an_upward_import_fails_the_contract(tmp_path: Path) -> None:
     layers = next(c for c in contracts() if c["type"] == "layers")
     config = tmp_path / ".importlinter"
     config.write_text("[importlinter]\nroot_package = kernel\n\n[importlinter:contract:floors]\n"
-                      f"name = floors\ntype = layers\nlayers =\n" + "".join(f"    {x}\n" for x in layers["layers"]))
+                      "name = floors\ntype = layers\nlayers =\n" + "".join(f"    {x}\n" for x in layers["layers"]))
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)}
     clean = subprocess.run([str(lint), "--no-cache", "--config", str(config)], cwd=tmp_path, env=env,
                            capture_output=True, text=True, timeout=120)

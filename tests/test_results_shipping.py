@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from kernel.bus.results import own_run_dir
 from kernel.bus.errors import RemoteError
+from kernel.bus.results import own_run_dir
 from kernel.sdk.media import read_sets
 from kernel.testing import Harness
 from tests.nodes_results import Broken, Flooder, Reporter, Sender

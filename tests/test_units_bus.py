@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
+from kernel.bus.errors import EpisodeAbandoned
 from kernel.bus.inputs import InputQueue
 from kernel.bus.protocol import DATA, Message
 from kernel.sdk.clock import Clock
-from kernel.bus.errors import EpisodeAbandoned
 
 
 def msg(i: int, src: str = "a", topic: str = "out", step: int | None = None) -> Message:
@@ -245,7 +245,7 @@ async def test_a_message_refused_on_encoding_gives_back_the_slots_it_filled(tmp_
     links = Links("env", ctx, curve=None, shm_dir=tmp_path, bad=BadTraffic(structlog.get_logger(), "bad"),
                   kick=lambda sock: None)
     try:
-        links.configure({"frame": [("agent", "obs", "latest", 1)]}, "fb-test-env")
+        links.configure({"frame": [{"dst": "agent", "input": "obs", "policy": "latest", "size": 1}]}, "fb-test-env")
         links._peer_shm["agent"] = True  # the receiver said it reads shared memory
         big = np.zeros(THRESHOLD, np.uint8)
         with pytest.raises(MessageTooLarge, match="at most 1024"):
@@ -286,8 +286,8 @@ async def test_a_reply_arriving_just_before_another_send_on_its_socket_is_still_
     links = Links("judge", ctx, curve=None, shm_dir=None, bad=bad, kick=reader.kick)
     got: list[Any] = []
     try:
-        links.configure({"score": [("env", "scores", "fifo", 8)]}, "fb-test-judge")
-        links.update({"env": [f"tcp://127.0.0.1:{port}", 1]},
+        links.configure({"score": [{"dst": "env", "input": "scores", "policy": "fifo", "size": 8}]}, "fb-test-judge")
+        links.update({"env": {"inbox": f"tcp://127.0.0.1:{port}", "incarnation": 1, "features": {}}},
                      lambda sock, node: reader.watch(sock, lambda frames, peer: got.append(frames), node))
         sock = links.peers["env"]
         if send == "taps":  # the control socket is a watched DEALER too
@@ -358,7 +358,7 @@ async def test_credits_go_back_at_half_the_window_and_the_tail_after_a_moment(mo
 
     try:
         links.configure({}, "fb-test-judge")
-        links.update({"env": [f"tcp://127.0.0.1:{port}", 1]}, lambda sock, node: None)
+        links.update({"env": {"inbox": f"tcp://127.0.0.1:{port}", "incarnation": 1, "features": {}}}, lambda sock, node: None)
         step = Message(kind=protocol.DATA, src="env", topic="step", seq=1, ts=0.0, body={})
         for _ in range(3):
             links.return_credit("step", 8, step)
@@ -430,8 +430,8 @@ async def test_credits_and_releases_to_a_peer_that_reads_nothing_wait_without_bl
     links = Links("judge", ctx, curve=None, shm_dir=None, bad=BadTraffic(structlog.get_logger(), "bad"),
                   kick=lambda sock: None)
     try:
-        links.configure({"score": [("env", "scores", "fifo", 8)]}, "fb-test-judge")
-        links.update({"env": [f"tcp://127.0.0.1:{port}", 1]}, lambda sock, node: None)
+        links.configure({"score": [{"dst": "env", "input": "scores", "policy": "fifo", "size": 8}]}, "fb-test-judge")
+        links.update({"env": {"inbox": f"tcp://127.0.0.1:{port}", "incarnation": 1, "features": {}}}, lambda sock, node: None)
         for _ in range(200):  # the connection is up once a message gets through
             links.send("score", {"pad": 0}, step=None, max_bytes=1 << 20, traceparent=None)
             if router.poll(10):

@@ -159,6 +159,6 @@ async def test_the_welcome_names_the_readers_a_flag_added_to_watch_and_no_judge(
             kernel.book.close()
 
     watched = welcome(with_console(with_recorder(load(path)), 1, "t" * 16))
-    assert sorted(e[0] for e in watched["outputs"]["step"]) == ["console", "judge", "recorder"]
+    assert sorted(e["dst"] for e in watched["outputs"]["step"]) == ["console", "judge", "recorder"]
     assert watched["observers"] == ["console", "recorder"]
     assert welcome(load(path))["observers"] == []

@@ -16,11 +16,11 @@ from kernel.testing import Harness
 from nodes.game.vmage import mario
 from nodes.game.vmage.base import decide, play, render
 from nodes.game.vmage.catalog import GAMES, cells, template_for
-from nodes.game.vmage.mario import GROUND, TILE, Goomba, Body, Stage, SuperMario
+from nodes.game.vmage.mario import GROUND, TILE, Body, Goomba, Stage, SuperMario
 from nodes.game.vmage.paper import PAPER_SCORES
 from tests.helpers import ROOT
-from tests.test_vmage_env import run_launch
 from tests.nodes_extra import ScriptedChatModel, vmage_replies
+from tests.test_vmage_env import run_launch
 
 TABLE_21 = {  # level: (enemies, coins, coin boxes, max rounds, gameplay)
     1: (0, 6, 2, 400, "Common"), 2: (2, 6, 2, 1000, "Common"),

@@ -20,8 +20,8 @@ from nodes.game.vmage.node import VmageEnv
 from nodes.game.vmage.paper import PAPER_SCORES
 from nodes.game.vmage.tempest import LANES, Obstacle, TempestRun
 from tests.helpers import ROOT
-from tests.test_vmage_env import run_launch
 from tests.nodes_extra import ScriptedChatModel, vmage_replies
+from tests.test_vmage_env import run_launch
 
 
 def bare(level: int = 1, seed: int = 0) -> TempestRun:

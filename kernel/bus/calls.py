@@ -16,11 +16,11 @@ from typing import Any, Awaitable, Callable
 import zmq
 
 from kernel.bus import protocol, tracing
+from kernel.bus.errors import RemoteError, RequestTimeout
 from kernel.bus.links import Links
 from kernel.bus.protocol import ERR, REP, REQ, Message
 from kernel.bus.reading import SocketReader
 from kernel.bus.sockets import COPY_THRESHOLD, nbytes_of, recv_frames, send_frames
-from kernel.bus.errors import RemoteError, RequestTimeout
 
 traceparent_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("framebus_traceparent", default=None)
 FAST_REPLY_MS = 1

@@ -19,6 +19,7 @@ import zmq
 from kernel.bus import protocol
 from kernel.bus.badtraffic import BadTraffic, credit_error, release_error
 from kernel.bus.curve import NodeCurve
+from kernel.bus.messages import Edge, Peer
 from kernel.bus.protocol import CREDIT, DATA, RELEASE, TAP, Message
 from kernel.bus.shm import ShmPool, ShmReader
 from kernel.bus.sockets import COPY_THRESHOLD, nbytes_of, send_frames, writable
@@ -38,7 +39,7 @@ RELEASE_DELAY_S = 0.02  # ... or after this long
 RECORDS_DELAY_S = 0.02  # a record for a peer that reads only records waits at most this long for company ...
 RECORDS_BATCH = 32  # ... or for this many others (fewer where that peer's queue is smaller)
 
-Edge = tuple[str, str, str, int]  # (dst node, its input, policy, queue size)
+OutEdge = tuple[str, str, str, int]  # (dst node, its input, policy, queue size): messages.Edge unpacked
 Watch = Callable[[zmq.Socket, str], None]
 
 
@@ -61,7 +62,7 @@ class Links:
         self.peers: dict[str, zmq.Socket] = {}  # the peers the kernel announced, by node id
         self._peer_endpoints: dict[str, str] = {}
         self._peer_shm: dict[str, bool] = {}
-        self.out_edges: dict[str, list[Edge]] = {}
+        self.out_edges: dict[str, list[OutEdge]] = {}
         self.out_dsts: dict[str, list[str]] = {}
         self.credits: dict[tuple[str, str], int] = {}  # (dst, its input) of block edges -> credits left
         self._credit_sizes: dict[tuple[str, str], int] = {}  # ... -> credits a fresh receiver gives
@@ -93,19 +94,21 @@ class Links:
         self._held_timer: asyncio.TimerHandle | None = None
         self.records_batched = 0  # records that travelled in a batch
 
-    def configure(self, outputs: dict[str, list[Any]], shm_name: str,
+    def configure(self, outputs: dict[str, list[Edge]], shm_name: str,
                   rates: dict[str, dict[str, dict[str, float]]] | None = None, *,
                   records: Sequence[str] = (), records_delay: float = RECORDS_DELAY_S) -> None:
         self._loop = asyncio.get_running_loop()
         for output, edges in outputs.items():
-            self.out_edges[output] = [tuple(e) for e in edges]  # type: ignore[misc]
-            self.out_dsts[output] = sorted({e[0] for e in edges})
-            for dst, inp, policy, size in edges:
-                if policy == "block":
-                    self._credit_sizes[(dst, inp)] = size
+            # tuples on the send path: unpacked once per message and edge
+            self.out_edges[output] = [(e["dst"], e["input"], e["policy"], e["size"]) for e in edges]
+            self.out_dsts[output] = sorted({e["dst"] for e in edges})
+            for e in edges:
+                if e["policy"] == "block":
+                    self._credit_sizes[(e["dst"], e["input"])] = e["size"]
             wanted = (rates or {}).get(output, {})
             for dst in self.out_dsts[output]:
-                self.thinner.configure(output, dst, [wanted.get(dst, {}).get(e[1]) for e in edges if e[0] == dst])
+                self.thinner.configure(output, dst, [wanted.get(dst, {}).get(e["input"]) for e in edges
+                                                     if e["dst"] == dst])
         self.credits = dict(self._credit_sizes)
         self.records_delay = records_delay
         self._hold_limits = self._record_holds(records) if records_delay > 0 else {}
@@ -247,12 +250,12 @@ class Links:
             self.kick(sock)
 
     # peers ------------------------------------------------------------------------------------
-    def update(self, peers: dict[str, Any], watch: Watch) -> list[str]:
+    def update(self, peers: dict[str, Peer], watch: Watch) -> list[str]:
         """Connect to new or moved peers; returns the ones that restarted (their old socket is gone)."""
         restarted = []
-        for node, info in peers.items():
-            endpoint, incarnation, *rest = info
-            self._peer_shm[node] = bool(rest and rest[0].get("shm")) and self.shm_dir is not None
+        for node, peer in peers.items():
+            endpoint, features = peer["inbox"], peer["features"]
+            self._peer_shm[node] = features.get("shm", False) and self.shm_dir is not None
             if node == self.id or self._peer_endpoints.get(node) == endpoint:
                 continue
             if self.shm_pool is not None:
@@ -267,7 +270,7 @@ class Links:
             sock.setsockopt(zmq.LINGER, 0)
             sock.setsockopt(zmq.SNDHWM, 10000)
             if self.curve is not None:
-                self.curve.connect_peer(sock, node, rest[0] if rest else {})
+                self.curve.connect_peer(sock, node, features)
             sock.connect(endpoint)
             self.peers[node] = sock
             self._peer_endpoints[node] = endpoint

@@ -19,9 +19,10 @@ from typing import Any, Callable
 import structlog
 import zmq
 
-from kernel.bus import protocol
-from kernel.bus.badtraffic import BadTraffic, body_error, tap_error, truncated
+from kernel.bus import messages, protocol
+from kernel.bus.badtraffic import BadTraffic, truncated
 from kernel.bus.curve import CurveServer
+from kernel.bus.messages import Dealt, Edge, Features, Heartbeat, Hello, Peer, Welcome
 from kernel.bus.protocol import CTL, DATA, ERR, REP, REQ, TAP, Message
 from kernel.bus.sockets import inbox_router, readable, recv_frames, recv_frames_keyed
 from kernel.graph import services, trust
@@ -52,7 +53,7 @@ class NodeState:
     inbox: str | None = None
     incarnation: int = 0
     driver: bool = False
-    features: dict[str, Any] = field(default_factory=dict)
+    features: Features = field(default_factory=lambda: Features())
     stats: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     heard: float = 0.0  # time.monotonic() of its last message: how long it has been silent
@@ -271,7 +272,7 @@ class Kernel:
                 self.bad.note(who, f"{msg.kind} {truncated(msg.topic)} from {truncated(msg.src)!r}, which is no "
                               "node of this graph")
         elif msg.kind == TAP:
-            error = tap_error(msg.body)
+            error = messages.check("tap", msg.body)
             if error is not None:
                 self.bad.note(msg.src, error)
                 return
@@ -279,7 +280,7 @@ class Kernel:
                 if tap[0] == DATA:
                     self.edge_sent[(msg.src, tap[2], tap[1])] += 1
         elif msg.kind == CTL:
-            error = body_error(msg.topic, msg.body)
+            error = messages.check(msg.topic, msg.body)
             if error is not None:
                 self.bad.note(msg.src, error)
                 if msg.topic == "hello":  # the node waits for an answer: tell it why, and fail the run
@@ -295,7 +296,8 @@ class Kernel:
         self.send(node_id, "reject", {"error": error})
         self.finish("failed", error)
 
-    def _control(self, node_id: str, st: NodeState, cmd: str, body: dict[str, Any]) -> None:
+    def _control(self, node_id: str, st: NodeState, cmd: str, body: Any) -> None:
+        """``body`` was checked against its structure (kernel.bus.messages) on arrival."""
         if cmd == "hello":
             self._hello(node_id, st, body)
         elif cmd == "ready":
@@ -305,69 +307,79 @@ class Kernel:
             elif all(s.state == "ready" for s in self.nodes.values()):
                 self.ready_event.set()
         elif cmd in ("hb", "bye"):  # bye: the last stats, as the node exits
-            st.stats = body.get("stats", st.stats)
+            hb: Heartbeat = body
+            st.stats = dict(hb.get("stats", st.stats))
         elif cmd == "done":
             st.state = "done"
             if not body.get("ok", True):
                 st.error = body.get("error")
             self.check_done()
 
-    def _hello(self, node_id: str, st: NodeState, body: dict[str, Any]) -> None:
+    def _hello(self, node_id: str, st: NodeState, hello: Hello) -> None:
         spec = st.spec
-        declared_in = set(body.get("inputs", []))
+        declared_in = set(hello["inputs"])
         problems = [
             f"the launch file ({self.lf.source.name}) wires input {name!r} of node {node_id!r}, "
             f"but the node declares inputs: {sorted(declared_in) or 'none'}"
             for name in spec.inputs if name not in declared_in
         ]
-        outputs = list(body.get("outputs", []))
+        outputs = hello["outputs"]
         for src_node, output, dst, inp in self.lf.edges():
             if src_node == node_id and output not in outputs:
                 problems.append(f"node {dst!r} input {inp!r} reads '{src_node}/{output}', but node {node_id!r} "
                                 f"declares outputs: {outputs or 'none'}")
-        if self.keys is not None and body.get("curve") != self.keys.nodes[node_id].public:
-            problems.append(f"node {node_id!r} presented CURVE key {body.get('curve')!r}, not the one issued to it")
+        if self.keys is not None and hello.get("curve") != self.keys.nodes[node_id].public:
+            problems.append(f"node {node_id!r} presented CURVE key {hello.get('curve')!r}, not the one issued to it")
         if problems:
             self._refuse(node_id, st, "; ".join(problems))
             return
-        st.pid, st.inbox, st.driver = body.get("pid"), body.get("inbox"), bool(body.get("driver"))
-        st.features = {"shm": bool(body.get("shm")), **({"curve": body["curve"]} if self.keys is not None else {})}
+        st.pid, st.inbox, st.driver = hello["pid"], hello["inbox"], hello.get("driver", False)
+        st.features = Features(shm=hello.get("shm", False))
+        if self.keys is not None:
+            st.features["curve"] = hello["curve"]
         st.incarnation += 1
         st.state = "registered"
         self.send(node_id, "welcome", self._welcome(spec))
-        update = {node_id: [st.inbox, st.incarnation, st.features]}
+        update = {node_id: self._peer(st)}
         for other_id, other in self.nodes.items():
             if other_id != node_id and other.state in CONNECTED:
                 self.send(other_id, "peers", update)
 
-    def _welcome(self, spec: NodeSpec) -> dict[str, Any]:
-        outputs: dict[str, list[list[Any]]] = {}
+    @staticmethod
+    def _peer(st: NodeState) -> Peer:
+        assert st.inbox is not None
+        return Peer(inbox=st.inbox, incarnation=st.incarnation, features=st.features)
+
+    def _welcome(self, spec: NodeSpec) -> Welcome:
+        outputs: dict[str, list[Edge]] = {}
         rates: dict[str, dict[str, dict[str, float]]] = {}  # output -> dst -> input -> its rate
         for src_node, output, dst, inp in self.lf.edges():
             if src_node == spec.id:
                 ispec = self.lf.node(dst).inputs[inp]
-                outputs.setdefault(output, []).append([dst, inp, ispec.policy, ispec.size])
+                outputs.setdefault(output, []).append(Edge(dst=dst, input=inp, policy=ispec.policy, size=ispec.size))
                 if ispec.rate is not None:
                     rates.setdefault(output, {}).setdefault(dst, {})[inp] = ispec.rate
-        return {
-            "params": spec.params,
-            "run": {"seed": self.lf.run.seed, "episodes": self.lf.run.episodes, "name": self.lf.name},
-            "inputs": {name: i.model_dump() for name, i in spec.inputs.items()},
-            "outputs": outputs,
-            "observers": sorted(dst for dst in {e[0] for edges in outputs.values() for e in edges}
-                                if self.lf.node(dst).observer),  # readers that are no judges (docs/protocol.md)
-            "rates": rates,
-            "peers": {n: [s.inbox, s.incarnation, s.features] for n, s in self.nodes.items()
-                      if s.inbox and s.state != "failed"},
-            "clock": spec.clock.model_dump() if spec.clock else None,
-            "heartbeat": self.lf.bus.heartbeat,
-            "grace": self.lf.bus.grace,
-            "max_message_bytes": self.lf.bus.max_message_bytes,
-            "records_delay": self.lf.bus.records_delay,
-            "trace": self.trace,
-            "run_dir": str(self.run_dir),
-            "results": "bus" if self.ships(spec.id) else "local",
-        }
+        return Welcome(
+            params=spec.params,
+            run={"seed": self.lf.run.seed, "episodes": self.lf.run.episodes, "name": self.lf.name},
+            inputs={name: {"sources": i.sources, "policy": i.policy, "size": i.size, "rate": i.rate}
+                    for name, i in spec.inputs.items()},
+            outputs=outputs,
+            observers=sorted(dst for dst in {e["dst"] for edges in outputs.values() for e in edges}
+                             if self.lf.node(dst).observer),  # readers that are no judges (docs/protocol.md)
+            rates=rates,
+            peers={n: self._peer(s) for n, s in self.nodes.items() if s.inbox and s.state != "failed"},
+            clock=None if spec.clock is None else {
+                "mode": spec.clock.mode, "fps": spec.clock.fps, "deadline": spec.clock.deadline,
+                "wait_for": spec.clock.wait_for, "default_action": spec.clock.default_action},
+            heartbeat=self.lf.bus.heartbeat,
+            grace=self.lf.bus.grace,
+            max_message_bytes=self.lf.bus.max_message_bytes,
+            records_delay=self.lf.bus.records_delay,
+            trace=self.trace,
+            run_dir=str(self.run_dir),
+            results="bus" if self.ships(spec.id) else "local",
+        )
 
     def check_done(self) -> None:
         if not self.started:
@@ -444,8 +456,8 @@ class Kernel:
                 # episode (obs, step), so its readers know it before they record a step of it; the
                 # broadcast reaches the nodes that read no such body. Alone it was not enough: a ctl
                 # and an observation come on different sockets, in either order.
-                episode = {**episode, "attempt": attempt}
-                self.broadcast("attempt", {"episode": episode["id"], "attempt": attempt})
+                episode = Dealt(**episode, attempt=attempt)
+                self.broadcast("attempt", messages.AttemptNotice(episode=episode["id"], attempt=attempt))
             if self._drain_timer is not None:
                 self._drain_timer.cancel()
                 self._drain_timer = None
@@ -468,7 +480,7 @@ class Kernel:
     # kernel services ------------------------------------------------------------------------
     def _serve(self, identity: bytes, msg: Message) -> None:
         try:
-            error = body_error(msg.topic, msg.body)
+            error = messages.check(msg.topic, msg.body)
             if error is not None:
                 self.bad.note(msg.src, error)
                 if msg.topic == "results" and msg.src in self.nodes:

@@ -23,6 +23,7 @@ from collections import Counter, deque
 from pathlib import Path
 from typing import Any, Callable
 
+from kernel.bus.messages import Dealt
 from kernel.bus.resultsdb import ResultsNotWritten
 from kernel.graph.store import ResultsStore, episode_index
 
@@ -103,7 +104,7 @@ class EpisodeBook:
     def is_ended(self, eid: str) -> bool:
         return self.index_of(eid) in self._ended
 
-    def deal(self, node: str) -> dict[str, Any] | None:
+    def deal(self, node: str) -> Dealt | None:
         index = self._next_index()
         if index is None:
             return None
@@ -111,7 +112,7 @@ class EpisodeBook:
         self._owner[eid] = node
         self._metrics.setdefault(eid, {})
         plays = index if self.content is None else int(self.content(index))
-        return {"id": eid, "index": plays, "seed": self.seed + plays}
+        return Dealt(id=eid, index=plays, seed=self.seed + plays)
 
     def holder(self, eid: str) -> str | None:
         """The node ``eid`` is dealt to now; None when it is not in flight."""

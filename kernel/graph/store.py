@@ -40,8 +40,18 @@ from typing import Any, Callable, Iterator
 import structlog
 
 from kernel.bus.resultsdb import (
-    FILENAME, STEP_SQL, ResultsNotWritten, Statement, Writer, attempt_of, connect, damaged, json_default,
-    metrics_of, not_written)
+    FILENAME,
+    STEP_SQL,
+    ResultsNotWritten,
+    Statement,
+    Writer,
+    attempt_of,
+    connect,
+    damaged,
+    json_default,
+    metrics_of,
+    not_written,
+)
 
 log = structlog.get_logger("framebus.store")
 

@@ -44,15 +44,15 @@ from gymnasium import spaces
 from rich.console import Console
 
 import kernel.sdk.spaces as decl
-from kernel.sdk.runtime import NodeRuntime
+from kernel.bus.errors import RemoteError
 from kernel.graph.runner import open_graph
 from kernel.graph.supervisor import Supervisor
 from kernel.gym.spaces import AgentSpaces, from_describe
 from kernel.launchfile import InputSpec, LaunchFile, NodeSpec
 from kernel.launchfile.pipeline import load
-from kernel.bus.errors import RemoteError
 from kernel.sdk.node import Message, Node
 from kernel.sdk.registry import load_node_class
+from kernel.sdk.runtime import NodeRuntime
 
 try:
     from pettingzoo import ParallelEnv

@@ -12,9 +12,9 @@ import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from kernel.bus.inputs import Policy
-from kernel.launchfile.secrets import declared_secrets, redact
 from kernel.launchfile.errors import LaunchError, closest
 from kernel.launchfile.limits import MAX_EPISODES
+from kernel.launchfile.secrets import declared_secrets, redact
 from kernel.launchfile.tree import ID_PATTERN, child_path, err
 
 # A command's word or an environment value: YAML reads 8080 and true as a number and a bool, but a

@@ -10,10 +10,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from kernel.bus.errors import EpisodeAbandoned, FramebusError, RemoteError, RequestTimeout
     from kernel.bus.protocol import Message
     from kernel.sdk.clock import Clock
     from kernel.sdk.env import EnvNode, EnvParams, Observation, StepRecord, StepResult
-    from kernel.bus.errors import EpisodeAbandoned, FramebusError, RemoteError, RequestTimeout
     from kernel.sdk.node import Episode, Node, NodeParams, on_input, service
 
 _PUBLIC = {

@@ -24,6 +24,7 @@ from typing import Any, Callable, Sequence
 
 from kernel.bus import tracing
 from kernel.bus.inputs import InputQueue
+from kernel.bus.messages import ClockConfig
 from kernel.sdk.node import EpisodeAbandoned
 
 STALL_CHECK_S = 0.25  # how often a stalled step looks again whether its agents are back
@@ -32,17 +33,17 @@ STALL_CHECK_S = 0.25  # how often a stalled step looks again whether its agents 
 class Clock:
     def __init__(
         self,
-        spec: dict[str, Any] | None,
+        spec: ClockConfig | None,
         queue: Callable[[str], InputQueue],
         sources: Callable[[str], list[str]],
         cut_off: Callable[[str], bool] | None = None,
     ) -> None:
-        spec = spec or {}
-        self.mode: str = spec.get("mode") or "free"
-        self.fps: float | None = spec.get("fps")
-        self.deadline: float | None = spec.get("deadline")
-        self.wait_for: list[str] | None = spec.get("wait_for")
-        self.default_action: Any = spec.get("default_action")
+        """``spec``: the welcome's ``clock``; None for a node without one (it runs free)."""
+        self.mode: str = spec["mode"] if spec else "free"
+        self.fps: float | None = spec.get("fps") if spec else None
+        self.deadline: float | None = spec.get("deadline") if spec else None
+        self.wait_for: list[str] | None = spec.get("wait_for") if spec else None
+        self.default_action: Any = spec.get("default_action") if spec else None
         self._queue = queue
         self._sources = sources
         self._cut_off = cut_off or (lambda node: False)

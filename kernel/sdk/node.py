@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence, Ty
 import structlog
 from pydantic import BaseModel, ConfigDict, Field
 
-from kernel.bus.protocol import Message
 from kernel.bus.errors import EpisodeAbandoned, RemoteError, RequestTimeout
+from kernel.bus.protocol import Message
 
 if TYPE_CHECKING:
-    from kernel.sdk.runtime import NodeRuntime
     from kernel.sdk.clock import Clock
     from kernel.sdk.media import Picture
+    from kernel.sdk.runtime import NodeRuntime
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -13,8 +13,8 @@ import sys
 
 from kernel.bus import logs, outlet, results
 from kernel.bus.curve import NodeCurve
-from kernel.sdk.runtime import NodeRuntime
 from kernel.sdk.registry import load_node_class
+from kernel.sdk.runtime import NodeRuntime
 
 
 def main() -> int:

@@ -23,20 +23,20 @@ from typing import Any, Awaitable, Callable
 import structlog
 import zmq
 
-from kernel.bus import outlet, protocol, tracing
+from kernel.bus import messages, outlet, protocol, tracing
 from kernel.bus import results as results_
 from kernel.bus.badtraffic import BadTraffic, truncated
 from kernel.bus.calls import Calls, current_traceparent, traceparent_var
 from kernel.bus.curve import CurveServer, NodeCurve
+from kernel.bus.errors import FramebusError, RemoteError
 from kernel.bus.inputs import InputQueue
 from kernel.bus.ipcpath import inbox_path
-from kernel.bus.links import RECORDS_DELAY_S, Links
+from kernel.bus.links import Links
 from kernel.bus.protocol import CREDIT, CTL, DATA, ERR, RELEASE, REP, REQ, Message
 from kernel.bus.reading import SocketReader
 from kernel.bus.shm import shm_dir
 from kernel.bus.sockets import inbox_router
 from kernel.sdk.clock import Clock
-from kernel.bus.errors import FramebusError, RemoteError
 from kernel.sdk.node import EpisodeAbandoned, Node
 
 log = structlog.get_logger("framebus.runtime")
@@ -107,12 +107,12 @@ class NodeRuntime:
         self.clock = Clock(None, self.queue, self.sources)
         # The kernel's commands (kernel.graph.core sends them); the clock is looked up at call time,
         # since the welcome replaces it.
-        self._ctl_commands: dict[str, Callable[[dict[str, Any]], None]] = {
+        self._ctl_commands: dict[str, Callable[[Any], None]] = {
             "welcome": self._welcomed, "peers": self._update_peers,
-            "reject": lambda body: self._welcomed(ConfigRejected(body.get("error", "rejected by the kernel"))),
+            "reject": lambda body: self._welcomed(ConfigRejected(body["error"])),
             "start": lambda _: self._started.set(), "stop": lambda _: self._stop.set(),
             "pause": lambda _: self.clock.pause(), "resume": lambda _: self.clock.resume(),
-            "step": lambda body: self.clock.step(int(body.get("n", 1))), "abandon": self._abandon,
+            "step": lambda body: self.clock.step(body.get("n", 1)), "abandon": self._abandon,
             "attempt": self._attempt,
             "hb": self._on_kernel_hb,
         }
@@ -229,7 +229,7 @@ class NodeRuntime:
     # lifecycle ------------------------------------------------------------------------------
     async def main(self) -> int:
         """Register, set up, serve until told to stop; returns the process exit code."""
-        self._welcome: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._welcome: asyncio.Future[messages.Welcome] = asyncio.get_running_loop().create_future()
         self._bind_inbox()
         self._ctl = self.ctx.socket(zmq.DEALER)
         self._ctl.setsockopt(zmq.IDENTITY, self.id.encode())
@@ -239,11 +239,12 @@ class NodeRuntime:
         self._ctl.connect(self.kernel_endpoint)
         self.links.ctl = self._ctl
         self.reader.watch(self._ctl, self._on_ctl, "kernel")
-        self._send_ctl("hello", {
-            "pid": os.getpid(), "inbox": self.inbox_endpoint, "inputs": list(self.node.inputs),
-            "outputs": list(self.node.outputs), "services": sorted(self.services), "driver": self.is_driver,
-            "shm": self.links.shm_dir is not None, **({"curve": self.curve.keys.public} if self.curve else {}),
-        })
+        hello = messages.Hello(pid=os.getpid(), inbox=self.inbox_endpoint, inputs=list(self.node.inputs),
+                               outputs=list(self.node.outputs), services=sorted(self.services),
+                               driver=self.is_driver, shm=self.links.shm_dir is not None)
+        if self.curve is not None:
+            hello["curve"] = self.curve.keys.public
+        self._send_ctl("hello", hello)
         watchdog = self._spawn(self._watchdog())
         try:
             welcome = await asyncio.wait_for(self._welcome, 30.0)
@@ -300,11 +301,11 @@ class NodeRuntime:
                 log.error("the kernel could not write a result; the run is ending", node=self.id, error=str(exc))
             else:
                 log.exception("run failed", node=self.id)
-            self._send_ctl("done", {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+            self._send_ctl("done", messages.Done(ok=False, error=f"{type(exc).__name__}: {exc}"))
             self.exit_code = 1
             self._stop.set()
             return
-        self._send_ctl("done", {"ok": True})
+        self._send_ctl("done", messages.Done(ok=True))
 
     async def _shutdown(self) -> None:
         self.state = "stopping"
@@ -322,7 +323,7 @@ class NodeRuntime:
         self.links.flush_records()  # what the judges have not had yet, before the peers' sockets close
         await self._ship_the_rest()  # before the bye, on the same socket: the kernel has them all first
         self.links.flush_taps()
-        self._send_ctl("bye", {"stats": self.stats()})
+        self._send_ctl("bye", messages.Heartbeat(stats=self.stats()))
         for sock in [*self.links.peers.values(), self._inbox, self._ctl]:
             with contextlib.suppress(Exception):  # the loop may outlive us (in-process nodes in tests):
                 asyncio.get_running_loop().remove_reader(sock.getsockopt(zmq.FD))  # its fd number will be reused
@@ -332,11 +333,11 @@ class NodeRuntime:
         self.links.close()
         self.bad.flush()
 
-    def _configure(self, w: dict[str, Any]) -> None:
-        self.node.params = type(self.node).parse_params(dict(w.get("params") or {}))
-        self.run = dict(w.get("run") or {})
-        self.run_dir = w.get("run_dir")
-        self.ships = w.get("results") == "bus"
+    def _configure(self, w: messages.Welcome) -> None:
+        self.node.params = type(self.node).parse_params(dict(w["params"]))
+        self.run = dict(w["run"])
+        self.run_dir = w["run_dir"]
+        self.ships = w["results"] == "bus"
         if self.ships:
             self.outbox = self.outbox or results_.Outbox()
             self.own_dir = results_.own_run_dir(self.run_dir or self.id)
@@ -346,28 +347,27 @@ class NodeRuntime:
         if self.outbox is not None:
             self._spawn(self.outbox.run(self._request_for_results, timeout=lambda: max(10.0, self.grace + 5),
                                         max_bytes=lambda: self.max_bytes))
-        self.max_bytes = int(w.get("max_message_bytes", self.max_bytes))
-        self.heartbeat = float(w.get("heartbeat", self.heartbeat))
-        self.grace = float(w.get("grace", self.grace))
-        for name, spec in (w.get("inputs") or {}).items():
+        self.max_bytes = w["max_message_bytes"]
+        self.heartbeat = w["heartbeat"]
+        self.grace = w["grace"]
+        for name, spec in w["inputs"].items():
             sources = spec["sources"]
             size = spec["size"] * (len(sources) if spec["policy"] == "block" else 1)
             q = InputQueue(name, spec["policy"], size)
             if spec["policy"] == "block":
-                q.on_take = functools.partial(self.links.return_credit, name, int(spec["size"]))
+                q.on_take = functools.partial(self.links.return_credit, name, spec["size"])
             self.queues[name] = q
             for src in sources:
                 node, output = src.split("/", 1)
                 self._in_routes.setdefault((node, output), []).append(name)
-        self.clock = Clock(w.get("clock"), self.queue, self.sources, cut_off=self.cut_off)
-        self.observers = frozenset(w.get("observers") or ())
+        self.clock = Clock(w["clock"], self.queue, self.sources, cut_off=self.cut_off)
+        self.observers = frozenset(w["observers"])
         run_tag = os.path.basename(os.environ.get("FRAMEBUS_IPC_DIR", "fb-local"))
-        self.links.configure(w.get("outputs") or {}, f"{run_tag}-{self.id}-{os.getpid()}", w.get("rates"),
-                             records=tuple(type(self.node).records),
-                             records_delay=float(w.get("records_delay", RECORDS_DELAY_S)))
-        tracing.configure(w.get("trace"), self.id, self.run_dir,
+        self.links.configure(w["outputs"], f"{run_tag}-{self.id}-{os.getpid()}", w["rates"],
+                             records=tuple(type(self.node).records), records_delay=w["records_delay"])
+        tracing.configure(w["trace"], self.id, self.run_dir,
                           ship=results_.LineSink(self.outbox, "trace") if self.ships and self.outbox else None)
-        self._update_peers(w.get("peers") or {})
+        self._update_peers(w["peers"])
 
     # sockets ----------------------------------------------------------------------------------
     def _bind_inbox(self) -> None:
@@ -383,7 +383,7 @@ class NodeRuntime:
         self.inbox_endpoint = self._inbox.getsockopt_string(zmq.LAST_ENDPOINT)
         self.reader.watch(self._inbox, self._on_inbox, None)
 
-    def _update_peers(self, peers: dict[str, Any]) -> None:
+    def _update_peers(self, peers: dict[str, messages.Peer]) -> None:
         for node in self.links.update(peers, lambda sock, peer: self.reader.watch(sock, self.calls.on_peer_reply, peer)):
             self.calls.fail_requests_to(node)
 
@@ -481,10 +481,17 @@ class NodeRuntime:
             self.calls.serve(msg, lambda out, topic=msg.topic: self.links.send_ctl(topic, out))
             return
         handler = self._ctl_commands.get(msg.topic)
-        if handler is not None:  # an unknown command is from a newer kernel: ignored
-            handler(msg.body or {})
+        if handler is None:  # an unknown command is from a newer kernel: ignored
+            return
+        error = messages.check("kernel.hb" if msg.topic == "hb" else msg.topic, msg.body)
+        if error is not None:  # checked once here: the handlers read the structure by key
+            self.bad.note("kernel", error)
+            if msg.topic == "welcome":
+                self._welcomed(ConfigRejected(f"the kernel's welcome does not fit this node's runtime: {error}"))
+            return
+        handler(msg.body or {})
 
-    def _welcomed(self, answer: dict[str, Any] | ConfigRejected) -> None:
+    def _welcomed(self, answer: messages.Welcome | ConfigRejected) -> None:
         if self._welcome.done():
             return
         if isinstance(answer, ConfigRejected):
@@ -505,11 +512,10 @@ class NodeRuntime:
     async def _heartbeat(self) -> None:
         while True:
             await asyncio.sleep(self.heartbeat)
-            self._send_ctl("hb", {"state": self.state, "stats": self.stats()}, droppable=True)
+            self._send_ctl("hb", messages.Heartbeat(state=self.state, stats=self.stats()), droppable=True)
 
-    def _on_kernel_hb(self, body: dict[str, Any]) -> None:
-        quiet = body.get("quiet")
-        self._quiet = {str(k): v for k, v in quiet.items()} if isinstance(quiet, dict) else {}
+    def _on_kernel_hb(self, body: messages.KernelHeartbeat) -> None:
+        self._quiet = body.get("quiet", {})
 
     def cut_off(self, node: str) -> bool:
         """Whether ``node`` is out of reach rather than slow: the kernel has not heard from it for
@@ -542,7 +548,7 @@ class NodeRuntime:
                 finally:
                     os._exit(75)
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> messages.Stats:
         return {
             "inputs": {name: q.stats() for name, q in self.queues.items()},
             "queued": {name: len(q) for name, q in self.queues.items()},

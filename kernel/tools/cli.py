@@ -18,9 +18,9 @@ from rich.table import Table
 
 from kernel import launchfile
 from kernel.bus import logs, outlet
+from kernel.bus.errors import FramebusError
 from kernel.bus.resultsdb import ResultsDbError, ResultsNotWritten
 from kernel.launchfile import LaunchError
-from kernel.bus.errors import FramebusError
 
 console = outlet.console()  # queued and written by a thread: see kernel.bus.outlet
 

@@ -22,8 +22,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kernel.launchfile import ClockSpec, LaunchError, LaunchFile, NodeSpec
 from kernel.bus.errors import FramebusError
+from kernel.launchfile import ClockSpec, LaunchError, LaunchFile, NodeSpec
 from kernel.tools import rewrite
 
 if TYPE_CHECKING:  # kernel.tools.record pulls in numpy and the node SDK: only import it when used
