@@ -8,16 +8,18 @@ import base64
 import io
 import json
 import re
+from collections.abc import Callable
 from html.parser import HTMLParser
+from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
 
+from kernel.tools import cli, commands
 from kernel.tools.report.shot import chromium
-from nodes.judge.vmage_elo import main
-from nodes.judge.vmage_elo_report import chosen_episodes, write_report
+from nodes.judge.vmage_elo_report import chosen_episodes
 from nodes.judge.vmage_runs import load_entrants
 from tests.helpers import ROOT, launch
 from tests.test_vmage_elo import _fake_run
@@ -68,6 +70,15 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
                       "--set", "run.episodes=3", *extra, cwd=ROOT, timeout=240)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return rand, scripted
+
+
+@pytest.fixture
+def elo(monkeypatch: pytest.MonkeyPatch) -> Callable[[list[str]], int]:
+    """``launch elo`` in this process (the page is drawn by launch, not the pack), its entry point
+    given here so the test does not depend on what the venv has installed."""
+    ep = EntryPoint("elo", "nodes.judge.vmage_elo:add_parser", commands.COMMAND_GROUP)
+    monkeypatch.setattr(commands, "pack_commands", lambda: {"elo": ep})
+    return lambda argv: cli.main(["elo", *argv])
 
 
 def strip_images(html: str, title: str) -> list[np.ndarray]:
@@ -154,7 +165,8 @@ def laid_out(browser, page_path: Path) -> dict[str, float]:
         page.context.close()
 
 
-def test_unrecorded_runs_still_get_the_tables_and_say_why_no_strips(tmp_path: Path) -> None:
+def test_unrecorded_runs_still_get_the_tables_and_say_why_no_strips(tmp_path: Path,
+                                                                    elo: Callable[[list[str]], int]) -> None:
     cells = {("pong", lv, r): float(r % 2 + lv) for lv in (1, 2) for r in range(3)}
     a = _fake_run(tmp_path / "a", "agent.random", {k: 0.0 for k in cells})
     b = _fake_run(tmp_path / "b", "agent.scripted", cells)  # no summary.json, no recording, no step records
@@ -162,7 +174,7 @@ def test_unrecorded_runs_still_get_the_tables_and_say_why_no_strips(tmp_path: Pa
     shown = chosen_episodes(entrants, 4)
     assert [s.key for s in shown["a"]] == [s.key for s in shown["b"]] == sorted(cells)[:4]
     out = tmp_path / "elo.html"
-    assert main([str(a), str(b), "--permutations", "50", "--report", str(out), "--out", str(tmp_path / "t.txt")]) == 0
+    assert elo([str(a), str(b), "--permutations", "50", "--report", str(out), "--out", str(tmp_path / "t.txt")]) == 0
     html = out.read_text()
     assert "ELO (ours first)" in html and "Episode strips: a (random)" in html
     assert html.count("no frames or step records to show") == 2
@@ -177,8 +189,9 @@ def test_unrecorded_runs_still_get_the_tables_and_say_why_no_strips(tmp_path: Pa
      "--screenshot {tmp}/x.jpg: expected a file path ending in .png"),
 ])
 def test_bad_report_paths_are_named_before_ranking(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                   flags: list[str], message: str) -> None:
+                                                   flags: list[str], message: str,
+                                                   elo: Callable[[list[str]], int]) -> None:
     (tmp_path / "f").write_text("a file")
     args = [f.format(tmp=tmp_path) for f in flags]
-    assert main([str(tmp_path / "no-run-a"), str(tmp_path / "no-run-b"), *args]) == 2  # before the runs are read
+    assert elo([str(tmp_path / "no-run-a"), str(tmp_path / "no-run-b"), *args]) == 2  # before the runs are read
     assert message.format(tmp=tmp_path) in capsys.readouterr().err

@@ -93,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         console.print(f"[bold red]error:[/] the pack command {args.command!r} set no handler", highlight=False)
         return 2
     try:
-        return handler(args)
+        return handler(args) if args.command in COMMANDS else commands.run(args.command, handler, args)
     except ResultsNotWritten as exc:  # a full disk is no bad input: 1, as a failed run
         console.print(f"[bold red]error:[/] {escape(str(exc))}; nothing was run: make room there and run the same "
                       "command again to resume", highlight=False, soft_wrap=True)
@@ -356,7 +356,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "stats": _stats, "ui": _ui, "export": _export, "replay": _replay, "report": _report,
 }
 """Every built-in ``launch`` command and the function that carries it out; a pack's command
-carries its own (``handler``, set by its ``add_parser``)."""
+carries its own (``handler``, set by its ``add_parser``), run by kernel.tools.commands ``run``,
+which also writes the page such a handler may return."""
 
 
 def _find_run(which: str | None) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
     launch elo RUN_DIR [RUN_DIR ...] [--json] [--name RUN=LABEL] [--out FILE]
                [--report OUT.html [--screenshot PNG]]   (the tables and each entrant's frame strips)
-    python -m nodes.judge.vmage_elo ...   (the same, without the entry point installed)
+    python -m nodes.judge.vmage_elo ...   (the tables or JSON, without the entry point installed)
 
 V-MAGE ships no ELO code, so this follows the paper's description. Each run is one entrant (named by
 its run folder, or ``--name``; the model it ran is shown beside); runs are paired by (game, level, round), the round being the seed,
@@ -19,6 +19,10 @@ The shuffles are vectorised: all permutations of a chunk advance through the mat
 numpy step per match, which keeps the full V-MAGE pool (33 levels x 100 matches x 10^4 shuffles)
 to seconds. Every random draw comes from ``--seed``, so the same runs always give the same table,
 whatever order they are named in.
+
+The --report page is described here as SDK data (nodes.judge.vmage_elo_report, kernel.sdk.pages)
+and drawn by ``launch`` (kernel.tools.commands): the handler returns a ``PageFile`` rather than
+importing the report tools, so ``python -m`` has no page.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from typing import Any, Sequence, TextIO
 
 import numpy as np
 
+from kernel.sdk.pages import PageFile
 from nodes.game.vmage.paper import PAPER_SCORES
 from nodes.judge.vmage_elo_paper import TABLE2, TABLE2_GAMES, table2_json
 from nodes.judge.vmage_metrics import anchoring, unit_tests
@@ -378,8 +383,9 @@ def _print_unit_and_anchoring(result: dict[str, Any], console: Any) -> None:
 DESCRIPTION = "Rank V-MAGE runs by the paper's permutation-averaged ELO."
 
 
-def add_arguments(ap: argparse.ArgumentParser) -> None:
-    """The judge's arguments, shared by ``launch elo`` and ``python -m nodes.judge.vmage_elo``."""
+def add_arguments(ap: argparse.ArgumentParser, *, page: bool = True) -> None:
+    """The judge's arguments, shared by ``launch elo`` and ``python -m nodes.judge.vmage_elo``; the
+    page's only where ``launch`` is there to draw it."""
     ap.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="run folders of `launch run`")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     ap.add_argument("--name", action="append", default=[], metavar="RUN=LABEL",
@@ -392,6 +398,8 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--seed", type=int, default=SEED, help="seed of the pairings and the shuffles")
     ap.add_argument("--k", type=float, default=K, help=f"the K factor (default {K:g})")
     ap.add_argument("--no-paper", action="store_true", help="leave out the paper's Table 2")
+    if not page:
+        return
     ap.add_argument("--report", type=Path, metavar="OUT.html",
                     help="also write an HTML report: the tables, then each entrant's episodes as frame strips")
     ap.add_argument("--screenshot", type=Path, metavar="PNG",
@@ -430,27 +438,9 @@ def output_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
-def write_html(args: argparse.Namespace, result: dict[str, Any], entrants: Sequence[Entrant]) -> int:
-    """The --report page (and its --screenshot), paths on stderr so stdout stays the table or JSON."""
-    from nodes.judge.vmage_elo_report import write_report
-
-    path = write_report(result, entrants, args.report, paper=not args.no_paper,
-                        max_episodes=args.strip_episodes, max_steps=args.strip_steps)
-    print(f"report: {path}", file=sys.stderr)
-    if args.screenshot:
-        from kernel.tools.report.shot import screenshot
-
-        try:
-            print(f"screenshot: {screenshot(path, args.screenshot)}", file=sys.stderr)
-        except RuntimeError as exc:
-            print(f"vmage_elo: --screenshot {args.screenshot}: {exc}", file=sys.stderr)
-            return 2
-    return 0
-
-
-def command(args: argparse.Namespace) -> int:
-    """Rank ``args.runs`` and print the tables or the JSON object (and write the --report page);
-    2 with the reason on a bad run or output path."""
+def rank_runs(args: argparse.Namespace) -> tuple[dict[str, Any], list[Entrant]] | int:
+    """Rank ``args.runs`` and print the tables or the JSON object; the result and its entrants, or
+    2 with the reason on a bad run or output path (the paths checked before the minutes of ranking)."""
     if args.rounds < 1 or args.permutations < 1:
         print("vmage_elo: --rounds and --permutations must be at least 1", file=sys.stderr)
         return 2
@@ -467,23 +457,38 @@ def command(args: argparse.Namespace) -> int:
     fh = args.out.open("w") if args.out else sys.stdout
     try:
         if args.json:
-            if args.no_paper:
-                result.pop("paper_table2")
-            fh.write(json.dumps(result, indent=2) + "\n")
+            fh.write(json.dumps({k: v for k, v in result.items() if not (args.no_paper and k == "paper_table2")},
+                                indent=2) + "\n")
         else:
             print_table(result, fh, paper=not args.no_paper)
     finally:
         if args.out:
             fh.close()
-    if args.report:
-        return write_html(args, result, entrants)
-    return 0
+    return result, entrants
+
+
+def command(args: argparse.Namespace) -> int | PageFile:
+    """``launch elo``: the tables or JSON, and with --report the page for ``launch`` to write (and
+    screenshot), its paths then printed on stderr so stdout stays the table or JSON."""
+    ranked = rank_runs(args)
+    if isinstance(ranked, int):
+        return ranked
+    if args.report is None:
+        return 0
+    from nodes.judge.vmage_elo_report import page
+
+    result, entrants = ranked
+    return PageFile(page(result, entrants, paper=not args.no_paper, max_episodes=args.strip_episodes,
+                         max_steps=args.strip_steps), args.report, args.screenshot)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m nodes.judge.vmage_elo", description=DESCRIPTION)
-    add_arguments(ap)
-    return command(ap.parse_args(argv))
+    """``python -m nodes.judge.vmage_elo``: the tables or JSON only (the page is ``launch elo``'s)."""
+    ap = argparse.ArgumentParser(prog="python -m nodes.judge.vmage_elo", description=DESCRIPTION,
+                                 epilog="The HTML page (--report, --screenshot) is drawn by `launch elo`.")
+    add_arguments(ap, page=False)
+    ranked = rank_runs(ap.parse_args(argv))
+    return ranked if isinstance(ranked, int) else 0
 
 
 if __name__ == "__main__":

@@ -1,11 +1,12 @@
 """``launch elo RUN... --report OUT.html``: the ELO table as a report page, with each entrant's episodes.
 
 The numbers are the ones ``launch elo`` prints (``rank()``'s result, formatted the same way), laid
-out as kernel report tables so the page looks like a run's report: the paper's Table 2 rows sit in
-the same table as ours, shaded, as every report sets published numbers beside its own. Below the
-tables, each entrant's episodes are shown as the run report's frame strips (kernel.tools.report.data
-``run_strips``); the layouts the entrants share come first and in one order, so the strips of two
-entrants line up on the same seed. The kernel renders the page; only V-MAGE's words live here.
+out as report tables (kernel.sdk.pages) so the page looks like a run's report: the paper's Table 2
+rows sit in the same table as ours, shaded, as every report sets published numbers beside its own.
+Below the tables, each entrant's episodes are shown as the run report's frame strips; the layouts
+the entrants share come first and in one order, so the strips of two entrants line up on the same
+seed. This module only describes the page (V-MAGE's words and choices, as SDK data); ``launch``
+draws it (kernel.tools.commands), so the pack never imports the report tools.
 """
 
 from __future__ import annotations
@@ -15,9 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kernel.tools.report import render
-from kernel.tools.report.data import StripGroup, run_strips
-from kernel.tools.report.tables import Table
+from kernel.sdk.pages import Page, StripEpisode, Strips, Table
 from nodes.judge.vmage_elo_paper import TABLE2, TABLE2_GAMES
 from nodes.judge.vmage_runs import Entrant, Key, episode_keys
 
@@ -132,39 +131,32 @@ def chosen_episodes(entrants: Sequence[Entrant], limit: int) -> dict[str, list[S
     return {name: [found[k] for k in order if k in found][:limit] for name, found in where.items()}
 
 
-def strip_groups(entrants: Sequence[Entrant], result: dict[str, Any], *, max_episodes: int = STRIP_EPISODES,
-                 max_steps: int = STRIP_STEPS) -> list[StripGroup]:
-    """Each entrant's chosen episodes as the run report's strips, best-rated entrant first."""
+NO_STRIPS = ("no frames or step records to show: record the run (`launch run ... --record`, and for V-MAGE "
+             "`--set env.frames=true`) to see its episodes here")
+NO_FRAMES = "no frames recorded (the run's environment drew none: `--set env.frames=true` with `--record` keeps them)"
+
+
+def strips(entrants: Sequence[Entrant], result: dict[str, Any], *, max_episodes: int = STRIP_EPISODES,
+           max_steps: int = STRIP_STEPS) -> list[Strips]:
+    """Each entrant's chosen episodes as a group of the run report's strips, best-rated entrant first."""
     chosen = chosen_episodes(entrants, max_episodes)
     by_name = {e.name: e for e in entrants}
     groups = []
     for name in [*result["avg_elo"], *(e.name for e in entrants if e.name not in result["avg_elo"])]:
         ent = by_name[name]
         shown = chosen[name]
-        group = StripGroup(f"{name} ({ent.model})", subtitle=(
-            f"{len(shown)} of its {len(ent.results)} compared episodes; the layouts the entrants share come first. "
-            f"Run folder{'s' if len(ent.runs) > 1 else ''}: {', '.join(str(r) for r in ent.runs)}"))
-        for run in ent.runs:
-            mine = [s for s in shown if s.run == run]
-            if mine:
-                group.strips += run_strips(run, [s.episode for s in mine], max_episodes=len(mine),
-                                           max_steps=max_steps,
-                                           captions={s.episode: f"{s.key[0]} level {s.key[1]}, round {s.key[2]}"
-                                                     for s in mine})
-        order = {s.episode: i for i, s in enumerate(shown)}
-        group.strips.sort(key=lambda s: order.get(s.episode, len(order)))
-        if not group.strips:
-            group.note = ("no frames or step records to show: record the run (`launch run ... --record`, and for "
-                          "V-MAGE `--set env.frames=true`) to see its episodes here")
-        elif not any(c.image for s in group.strips for c in s.cards):
-            group.note = ("no frames recorded (the run's environment drew none: `--set env.frames=true` with "
-                          "`--record` keeps them)")
-        groups.append(group)
+        groups.append(Strips(
+            f"{name} ({ent.model})",
+            [StripEpisode(s.run, s.episode, f"{s.key[0]} level {s.key[1]}, round {s.key[2]}") for s in shown],
+            subtitle=(f"{len(shown)} of its {len(ent.results)} compared episodes; the layouts the entrants share "
+                      f"come first. Run folder{'s' if len(ent.runs) > 1 else ''}: "
+                      f"{', '.join(str(r) for r in ent.runs)}"),
+            max_steps=max_steps, no_strips=NO_STRIPS, no_frames=NO_FRAMES))
     return groups
 
 
-def write_report(result: dict[str, Any], entrants: Sequence[Entrant], out: Path, *, paper: bool = True,
-                 max_episodes: int = STRIP_EPISODES, max_steps: int = STRIP_STEPS) -> Path:
+def page(result: dict[str, Any], entrants: Sequence[Entrant], *, paper: bool = True,
+         max_episodes: int = STRIP_EPISODES, max_steps: int = STRIP_STEPS) -> Page:
     """The page: the protocol as facts, the four tables, the notes, then each entrant's strips."""
     p = result["protocol"]
     facts = [("entrants", str(len(entrants))), ("games", ", ".join(result["per_game"])),
@@ -177,7 +169,7 @@ def write_report(result: dict[str, Any], entrants: Sequence[Entrant], out: Path,
         tables.append(anchor)
     best = next(iter(result["avg_elo"].items()), None)
     headline = [] if best is None else [("best Avg. ELO", f"{best[0]}: {best[1]:.0f}")]
-    return render(out, title="V-MAGE ELO", facts=facts, headline=headline, sections=[("V-MAGE ELO", tables)],
-                  notes=list(result["notes"]),
-                  strip_groups=strip_groups(entrants, result, max_episodes=max_episodes, max_steps=max_steps),
-                  source=", ".join(str(r) for e in entrants for r in e.runs))
+    return Page("V-MAGE ELO", facts=facts, headline=headline, sections=[("V-MAGE ELO", tables)],
+                notes=list(result["notes"]),
+                strips=strips(entrants, result, max_episodes=max_episodes, max_steps=max_steps),
+                source=", ".join(str(r) for e in entrants for r in e.runs))

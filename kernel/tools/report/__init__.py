@@ -8,6 +8,10 @@ episode side by side (``Node.attach_images``: a generated page beside its target
 kernel/tools/report/gallery.py), and for each episode a strip of frames with the agent's actions
 and reasoning. ``--screenshot`` also renders it in headless
 Chromium (kernel/tools/report/shot.py), which is how a change to the page should be checked.
+
+A pack's page over several runs (``launch elo --report``) comes here as data: its command returns
+a ``kernel.sdk.pages.PageFile`` and ``launch`` (kernel/tools/commands.py) draws it with
+``write_page``, so the pack never imports these tools.
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ from typing import Any
 
 from kernel.bus.errors import FramebusError
 from kernel.sdk.images import data_url
+from kernel.sdk.pages import Page, Table
 from kernel.tools.report.plots import RESULT_HINTS
-from kernel.tools.report.tables import Table, fmt
+from kernel.tools.report.tables import fmt
 
 # summary.json keys that are about the run itself, not a benchmark's results
 RUN_KEYS = {"run_id", "launch_file", "status", "reason", "started_at", "duration_s", "episodes", "resumed_episodes",
@@ -155,13 +160,22 @@ def build(run_dir: Path, out: Path | None = None, *, max_episodes: int = 12, max
     )
 
 
+def write_page(page: Page, path: Path) -> Path:
+    """Write a pack's page over several runs to ``path`` and return the path: its tables as the run
+    report's, its strip groups drawn from the run folders it names (``data.strip_group``), so it
+    looks like a run's report without the kernel knowing what was compared."""
+    from kernel.tools.report.data import strip_group
+
+    check_page_path(path)  # before the strips are drawn: they read every recording named
+    return render(path, title=page.title, facts=page.facts, headline=page.headline, sections=page.sections,
+                  notes=page.notes, strip_groups=[strip_group(s) for s in page.strips], source=page.source)
+
+
 def render(path: Path, **parts: Any) -> Path:
     """Write the report page to ``path`` from the parts given, the rest left empty, and return the path.
 
-    The run report fills every part; a pack's page over several runs (``launch elo --report``)
-    passes its own ``title``, ``facts``, ``sections`` (name, [Table]), ``notes`` and
-    ``strip_groups`` (``data.StripGroup``), so it looks like a run's report without the kernel
-    knowing what was compared."""
+    The run report fills every part; a pack's page (``write_page``) fills the ones a page over
+    several runs has."""
     import jinja2
 
     from kernel.tools.report.template import PAGE

@@ -17,6 +17,7 @@ import numpy as np
 from kernel.graph.episodes import in_deal
 from kernel.graph.store import read_mirror
 from kernel.sdk.images import data_url, png_array, png_bytes
+from kernel.sdk.pages import Strips
 from kernel.tools.record import Recording, RecordingError, read_recording, to_json
 from kernel.tools.recording_files import recordings as recording_files
 from kernel.tools.replay import Decision, EpisodeTrace, episodes
@@ -55,7 +56,8 @@ class Strip:
 @dataclass
 class StripGroup:
     """Strips of one group of runs (an entrant of a ranking) on a page over several runs: the
-    same strips as a run's own report, under a heading of the pack's choosing."""
+    same strips as a run's own report, under a heading of the pack's choosing (``strip_group``
+    draws them from the pack's ``kernel.sdk.pages.Strips``)."""
 
     title: str
     subtitle: str = ""
@@ -260,3 +262,25 @@ def run_strips(run_dir: Path, episode_ids: Sequence[str] | None = None, *, capti
     for strip in out:
         strip.caption = (captions or {}).get(strip.episode, "")
     return out
+
+
+def strip_group(wanted: Strips) -> StripGroup:
+    """The strips a pack asked for, drawn from each run folder in turn and shown in the pack's
+    order, with the pack's note when none could be drawn or none has a frame (an unrecorded run
+    still shows its heading and says why it is empty)."""
+    by_run: dict[Path, dict[str, str]] = {}  # run -> {episode: caption}, in the order asked
+    for ep in wanted.episodes:
+        by_run.setdefault(ep.run, {})[ep.episode] = ep.caption
+    order = {(ep.run, ep.episode): i for i, ep in enumerate(wanted.episodes)}
+    drawn: list[tuple[int, Strip]] = []
+    for run, captions in by_run.items():
+        for strip in run_strips(run, list(captions), captions=captions, max_episodes=len(captions),
+                                max_steps=wanted.max_steps):
+            if (run, strip.episode) in order:  # an id the run never ended lets run_strips fall back to all
+                drawn.append((order[(run, strip.episode)], strip))
+    group = StripGroup(wanted.title, wanted.subtitle, [strip for _, strip in sorted(drawn, key=lambda d: d[0])])
+    if not group.strips:
+        group.note = wanted.no_strips
+    elif not any(card.image for strip in group.strips for card in strip.cards):
+        group.note = wanted.no_frames
+    return group

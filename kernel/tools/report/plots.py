@@ -10,7 +10,7 @@ import io
 import math
 from typing import Any
 
-from kernel.tools.report.tables import Table
+from kernel.sdk.pages import Table
 
 MAX_BARS = 40  # beyond this a per-episode bar chart is unreadable: show a histogram
 RESULT_HINTS = ("score", "success", "reward", "return", "steps", "agreement", "tokens", "cost", "decisions", "goal")

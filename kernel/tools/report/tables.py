@@ -12,26 +12,19 @@ a benchmark by name. The shapes are read generically:
   beside ours (shaded), in the same table, never in a separate one;
 * a ``paper`` mapping whose keys are methods (``idle``, ``random``, ``human``) becomes a
   methods × headline-metric table, ours as the first row.
+
+The ``Table`` itself is SDK data (kernel.sdk.pages): a pack's page over several runs builds the
+same tables without importing the tools.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
+from kernel.sdk.pages import Table
+
 HEADLINE_HINTS = ("score_mean", "success_rate", "mean_reward", "score", "reward", "rate", "mean")
-
-
-@dataclass
-class Table:
-    title: str
-    columns: list[str]
-    rows: list[list[Any]]
-    paper: set[int] = field(default_factory=set)  # indexes of columns holding published numbers
-    paper_rows: set[int] = field(default_factory=set)  # indexes of rows holding published numbers
-    groups: list[tuple[str, int]] = field(default_factory=list)  # an optional header row above columns
-    note: str = ""
 
 
 def fmt(value: Any) -> str:
