@@ -52,7 +52,7 @@ from nodes.browser.chromium import close_chromium
 from nodes.browser.sandbox import Sandbox
 from nodes.browser.settle import WATCH_JS, RequestTracker, settle
 from nodes.browser.webui.aes import PROBE, STYLE_PROPS, Element
-from nodes.browser.webui.task import Click, Hover, Press, Step, TypeText, Wait
+from nodes.browser.webui.steps import Click, Hover, Press, Step, TypeText, Wait
 
 __all__ = ["ORIGIN", "PageFolder", "RenderError", "Renderer", "VIEWPORT", "resolve_in"]
 
