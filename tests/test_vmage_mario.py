@@ -219,7 +219,7 @@ def test_the_scripted_policy_beats_random_on_the_easy_levels():
         seeds = range(3)
         scripted = statistics.mean(play(SuperMario(level, s), lambda g: g.policy()).score for s in seeds)
         rng = random.Random(level)
-        rand = statistics.mean(play(SuperMario(level, s), lambda g: rng.choice(g.level.actions)).score
+        rand = statistics.mean(play(SuperMario(level, s), lambda g, rng=rng: rng.choice(g.level.actions)).score
                                for s in range(10))
         assert scripted > 1.5 * rand, (level, scripted, rand)
 

@@ -208,7 +208,8 @@ def test_the_scripted_policy_beats_random_on_every_level():
         seeds = range(4)
         scripted = statistics.mean(play(TempestRun(level, s), lambda g: g.policy(), limit=360).score for s in seeds)
         rng = random.Random(level)
-        rand = statistics.mean(play(TempestRun(level, s), lambda g: rng.choice(g.level.actions)).score for s in seeds)
+        rand = statistics.mean(play(TempestRun(level, s), lambda g, rng=rng: rng.choice(g.level.actions)).score
+                               for s in seeds)
         assert scripted > 2 * rand, (level, scripted, rand)
 
 
