@@ -74,9 +74,10 @@ def test_human_swaps_the_agent_and_lifts_the_deadline():
 
 
 def test_frames_are_found_and_shrunk():
+    import io
+
     import numpy as np
     from PIL import Image
-    import io
 
     frame = np.zeros((360, 640, 3), np.uint8)
     assert find_frame({"frame": frame, "text": "x"}) is frame
@@ -519,6 +520,18 @@ def test_replay_joins_step_records_and_the_recording(tmp_path: Path):
     assert len(outline["steps"]) == 3 and not outline["frames"] and outline["frames_note"] == NO_FRAMES
     with pytest.raises(LookupError, match="no frame of ep00000 t=0: this run kept no frames"):
         Replays(tmp_path / "bare").frame("ep00000", 0)
+
+
+def test_the_steps_request_lists_an_episodes_step_records(tmp_path: Path):
+    async def call(node, svc, body):
+        return {}
+
+    _fake_run(tmp_path / "run", frames=False)
+    reply = asyncio.run(Hub(call, run_dir=tmp_path / "run", humans=[]).command({"op": "steps", "episode": "ep00000"}))
+    assert [(s["node"], s["t"], s["record"]["sent"]) for s in reply["steps"]] == [
+        ("agent", 0, "left"), ("agent", 1, "right"), ("agent", 2, "left")]
+    no_folder = Hub(call, run_dir=None, humans=[])
+    assert asyncio.run(no_folder.command({"op": "steps", "episode": "ep00000"}))["steps"] == []
 
 
 def test_replay_reads_a_recording_while_it_is_written(tmp_path: Path):

@@ -13,10 +13,11 @@ import pytest
 import yaml
 
 from kernel.testing import Harness
-from nodes.game.vmage import mario
+from nodes.game.vmage import mario_rules
 from nodes.game.vmage.base import decide, play, render
 from nodes.game.vmage.catalog import GAMES, cells, template_for
-from nodes.game.vmage.mario import GROUND, TILE, Body, Goomba, Stage, SuperMario
+from nodes.game.vmage.mario import SuperMario
+from nodes.game.vmage.mario_rules import GROUND, TILE, Body, Goomba, Stage
 from nodes.game.vmage.paper import PAPER_SCORES
 from tests.helpers import ROOT
 from tests.nodes_extra import ScriptedChatModel, vmage_replies
@@ -79,7 +80,7 @@ def test_a_jump_starts_only_from_the_ground_and_up_in_the_air_only_steers():
     assert game.jumps == 1 and not game.mario.on_ground and game.mario.vx == 0
     vy = game.mario.vy
     hold(game, "UP")  # still rising: no second take-off
-    assert game.jumps == 1 and game.mario.vy == pytest.approx(vy + 5 * mario.GRAVITY)
+    assert game.jumps == 1 and game.mario.vy == pytest.approx(vy + 5 * mario_rules.GRAVITY)
     air, ref = flat(), flat()
     hold(air, "UP")
     hold(air, "UP+RIGHT")
@@ -96,16 +97,16 @@ def test_a_jump_starts_only_from_the_ground_and_up_in_the_air_only_steers():
 def test_momentum_carries_in_the_air_and_runs_out_on_the_ground():
     game = flat()
     hold(game, "RIGHT", 3)
-    assert game.mario.vx == mario.RUN_SPEED
+    assert game.mario.vx == mario_rules.RUN_SPEED
     hold(game, "UP")
-    assert game.mario.vx == mario.RUN_SPEED  # NONE-less UP keeps the speed it had
+    assert game.mario.vx == mario_rules.RUN_SPEED  # NONE-less UP keeps the speed it had
     air = flat()
     hold(air, "RIGHT", 3)
     hold(air, "UP")
     hold(air, "NONE")
-    assert air.mario.vx == mario.RUN_SPEED and not air.mario.on_ground
+    assert air.mario.vx == mario_rules.RUN_SPEED and not air.mario.on_ground
     hold(air, "LEFT")
-    assert air.mario.vx < mario.RUN_SPEED  # steering in the air
+    assert air.mario.vx < mario_rules.RUN_SPEED  # steering in the air
     ground = flat()
     hold(ground, "RIGHT", 3)
     hold(ground, "NONE", 3)
@@ -142,7 +143,7 @@ def test_a_coin_is_100_and_a_box_bumped_from_below_is_100_once():
 
 def test_stomping_a_goomba_is_100_and_walking_into_one_ends_the_episode():
     game = flat()
-    game.goombas = [Goomba(Body(150, GROUND * TILE - 28, 28, 28, vx=-mario.GOOMBA_SPEED))]
+    game.goombas = [Goomba(Body(150, GROUND * TILE - 28, 28, 28, vx=-mario_rules.GOOMBA_SPEED))]
     hold(game, "NONE", 2)
     hold(game, "UP")  # straight up: the Goomba walks in under Mario as he comes down
     for _ in range(10):
@@ -154,7 +155,7 @@ def test_stomping_a_goomba_is_100_and_walking_into_one_ends_the_episode():
     assert not game.over  # a squashed Goomba is harmless
 
     game = flat()
-    game.goombas = [Goomba(Body(9 * TILE, GROUND * TILE - 28, 28, 28, vx=-mario.GOOMBA_SPEED))]
+    game.goombas = [Goomba(Body(9 * TILE, GROUND * TILE - 28, 28, 28, vx=-mario_rules.GOOMBA_SPEED))]
     hold(game, "RIGHT", 6)
     assert game.over and game.reason == "Mario ran into a Goomba" and game.score == 0
     assert game.info() == "Game Over, You got 0 score."
@@ -218,7 +219,7 @@ def test_the_scripted_policy_beats_random_on_the_easy_levels():
         seeds = range(3)
         scripted = statistics.mean(play(SuperMario(level, s), lambda g: g.policy()).score for s in seeds)
         rng = random.Random(level)
-        rand = statistics.mean(play(SuperMario(level, s), lambda g: rng.choice(g.level.actions)).score
+        rand = statistics.mean(play(SuperMario(level, s), lambda g, rng=rng: rng.choice(g.level.actions)).score
                                for s in range(10))
         assert scripted > 1.5 * rand, (level, scripted, rand)
 

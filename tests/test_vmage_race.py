@@ -12,11 +12,12 @@ import numpy as np
 import pytest
 
 from kernel.testing import Harness
-from nodes.game.vmage import race
+from nodes.game.vmage import race_rules
 from nodes.game.vmage.base import decide, play, render
 from nodes.game.vmage.catalog import GAMES, cells, template_for
 from nodes.game.vmage.paper import PAPER_SCORES
-from nodes.game.vmage.race import ARENA, CAR_RADIUS, TROPHY_RADIUS, Race
+from nodes.game.vmage.race import Race
+from nodes.game.vmage.race_rules import ARENA, CAR_RADIUS, TROPHY_RADIUS
 from tests import test_vmage_env as env_tests
 from tests.nodes_extra import ScriptedChatModel, vmage_replies
 
@@ -44,8 +45,8 @@ def test_each_level_is_table_19():
         9: ("map", "wall", None, None, 150, 1)}
     assert [Race.levels[n].settings["history"] for n in range(1, 10)] == [True] * 6 + [False] * 3
     assert [Race.levels[n].settings["base"] for n in range(1, 10)] == [1, 2, 3, 4, 5, 6, 1, 2, 3]
-    assert race.ACCELERATION["low"] < race.ACCELERATION["mid"]
-    assert [race.level_name(n) for n in (1, 6, 7, 9)] == ["Level 1", "Level 6", "Level 1 No History",
+    assert race_rules.ACCELERATION["low"] < race_rules.ACCELERATION["mid"]
+    assert [race_rules.level_name(n) for n in (1, 6, 7, 9)] == ["Level 1", "Level 6", "Level 1 No History",
                                                           "Level 3 No History"]
     assert len(cells("race", "all")) == 9
 
@@ -97,7 +98,7 @@ def test_layouts_mirror_the_sides_and_put_the_obstacle_midway():
             if level == 3:
                 walls.add(rect.width > rect.height)
             else:
-                assert rect.width == rect.height == race.BLOCK
+                assert rect.width == rect.height == race_rules.BLOCK
     assert walls == {True, False}  # level 3's short wall lies either way
     assert {Race(4, s).heading for s in range(10)} == {Race(6, s).heading for s in range(10)} == {90.0}
     assert {Race(5, s).heading for s in range(20)} == {0.0, 180.0}  # horizontal, facing either way
@@ -122,15 +123,15 @@ def test_the_car_view_accelerates_along_its_facing_and_steers_from_the_drivers_s
     decide(mid, "FORWARD", 3, None)
     assert mid.speed == pytest.approx(3 * 0.8)  # mid acceleration doubles low
     decide(low, "LEFT", 3, None)  # the driver's left, facing up, is the screen's left: the heading turns
-    assert low.heading == pytest.approx(90 + 3 * race.TURN)  # counter-clockwise, and the car rolls on
+    assert low.heading == pytest.approx(90 + 3 * race_rules.TURN)  # counter-clockwise, and the car rolls on
     assert 0 < low.speed < 3 * 0.4 and low.x < x
     decide(low, "RIGHT", 6, None)
-    assert low.heading == pytest.approx(90 - 3 * race.TURN)
+    assert low.heading == pytest.approx(90 - 3 * race_rules.TURN)
     speed = low.speed
     decide(low, "BACKWARD", 3, None)  # brakes, then reverses
     assert low.speed == pytest.approx(speed - 3 * 0.4)
     decide(low, "BACKWARD", 30, None)
-    assert low.speed == -race.TOP_SPEED / 2
+    assert low.speed == -race_rules.TOP_SPEED / 2
 
 
 def test_no_key_held_stands_on_the_map_and_coasts_in_the_car():
@@ -142,7 +143,7 @@ def test_no_key_held_stands_on_the_map_and_coasts_in_the_car():
     decide(game, "FORWARD", 3, None)
     speed, x = game.speed, game.x
     decide(game, "NONE", 3, None)
-    assert speed * race.DRAG**3 == pytest.approx(game.speed) and game.x != x
+    assert speed * race_rules.DRAG**3 == pytest.approx(game.speed) and game.x != x
 
 
 # --- end and score rules ---------------------------------------------------------------------------------
@@ -194,7 +195,7 @@ def test_the_same_seed_plays_the_same_frames_and_another_seed_does_not(level):
 
 
 def test_a_no_history_level_is_its_base_level_seed_for_seed():
-    for n, base in race.NO_HISTORY.items():
+    for n, base in race_rules.NO_HISTORY.items():
         a, b = Race(n, 5), Race(base, 5)
         assert render(a).tobytes() == render(b).tobytes() and a.state() == b.state()
 

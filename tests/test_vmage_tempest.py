@@ -13,12 +13,13 @@ import pytest
 import yaml
 
 from kernel.testing import Harness
-from nodes.game.vmage import tempest
+from nodes.game.vmage import tempest_rules
 from nodes.game.vmage.base import DT, decide, play, render
 from nodes.game.vmage.catalog import GAMES, cells, template_for
 from nodes.game.vmage.node import VmageEnv
 from nodes.game.vmage.paper import PAPER_SCORES
-from nodes.game.vmage.tempest import LANES, Obstacle, TempestRun
+from nodes.game.vmage.tempest import TempestRun
+from nodes.game.vmage.tempest_rules import LANES, Obstacle
 from tests.helpers import ROOT
 from tests.nodes_extra import ScriptedChatModel, vmage_replies
 from tests.test_vmage_env import run_launch
@@ -53,7 +54,7 @@ def test_the_levels_are_the_specs():
     assert rows == {1: (25, 100, 0.15), 2: (20, 120, 0.18), 3: (15, 140, 0.25), 4: (15, 160, 0.33)}
     for lv in TempestRun.levels.values():
         assert lv.sample_frames == 3 and lv.max_rounds is None and lv.idle == "NONE"
-    assert tempest.FORESIGHT == 180 and tempest.ROTATION_SPEED == 8  # the same on every level
+    assert tempest_rules.FORESIGHT == 180 and tempest_rules.ROTATION_SPEED == 8  # the same on every level
     assert TempestRun.size == (1024, 768) and template_for("tempestrun", 2) == "vmage_tempestrun"
     assert [c[1] for c in cells("tempestrun", "all")] == [1, 2, 3, 4]
     assert {n: PAPER_SCORES["tempestrun"][n]["human"] for n in range(1, 5)} == {1: 2000, 2: 1500, 3: 1000, 4: 800}
@@ -79,11 +80,12 @@ def test_continuation_frames_send_nothing():
     assert seen == ["LEFT", "NONE", "NONE"]
     start = TempestRun(1, 0).lane
     assert game.lane == (start - 1) % LANES  # one lane, not three
-    assert game.angle == pytest.approx(game.lane * tempest.LANE_ANGLE)  # the turn took the 3 frames
+    assert game.angle == pytest.approx(game.lane * tempest_rules.LANE_ANGLE)  # the turn took the 3 frames
     decide(game, "JUMP", 3, None)
     assert seen[3:] == ["JUMP", "NONE", "NONE"] and game.airborne
     vy_after = game.vy
-    assert vy_after == pytest.approx(tempest.JUMP_SPEED - 3 * tempest.GRAVITY * DT)  # one take-off, no re-jumps
+    # one take-off, no re-jumps
+    assert vy_after == pytest.approx(tempest_rules.JUMP_SPEED - 3 * tempest_rules.GRAVITY * DT)
 
 
 def test_a_slide_lasts_until_rise_and_blocks_jumping():
@@ -165,7 +167,7 @@ def test_an_obstacle_never_stands_closer_than_the_run_in_and_rings_leave_two_lan
     for level in (1, 4):
         for seed in range(20):
             game = TempestRun(level, seed)
-            assert min(o.z for o in game.obstacles) >= tempest.RUN_IN
+            assert min(o.z for o in game.obstacles) >= tempest_rules.RUN_IN
             rings: dict[float, int] = {}
             for o in game.obstacles:
                 rings[o.z] = rings.get(o.z, 0) + (o.kind == "wall")
@@ -206,7 +208,8 @@ def test_the_scripted_policy_beats_random_on_every_level():
         seeds = range(4)
         scripted = statistics.mean(play(TempestRun(level, s), lambda g: g.policy(), limit=360).score for s in seeds)
         rng = random.Random(level)
-        rand = statistics.mean(play(TempestRun(level, s), lambda g: rng.choice(g.level.actions)).score for s in seeds)
+        rand = statistics.mean(play(TempestRun(level, s), lambda g, rng=rng: rng.choice(g.level.actions)).score
+                               for s in seeds)
         assert scripted > 2 * rand, (level, scripted, rand)
 
 

@@ -15,8 +15,8 @@ import pytest
 
 from nodes.browser.webui.env import _task_images, task_folders
 from nodes.browser.webui.magebench_folder import css_selector, is_magebench_folder, load_actions
-from nodes.browser.webui.task import (MAX_WAIT_MS, Click, Hover, Press, TaskError, TypeText, Wait, check_annotations,
-                                      load_task)
+from nodes.browser.webui.steps import MAX_WAIT_MS, Click, Hover, Press, TaskError, TypeText, Wait
+from nodes.browser.webui.task import check_annotations, load_task
 from tests.test_webui_env import gold_config, run_graph
 
 SETS = Path(__file__).parent / "data" / "webui" / "magebench"

@@ -24,7 +24,8 @@ from nodes.browser.webui import aes
 from nodes.browser.webui.__main__ import main
 from nodes.browser.webui.render import ORIGIN, STEP_TIMEOUT_MS, Renderer, resolve_in
 from nodes.browser.webui.scoring import Report, collect_folder, score_folder
-from nodes.browser.webui.task import Click, TaskError, check_annotations, load_steps, load_task
+from nodes.browser.webui.steps import Click, TaskError, load_steps
+from nodes.browser.webui.task import check_annotations, load_task
 
 TASK = Path(__file__).parent / "data" / "webui" / "tea_counter"
 needs_chromium = pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs Debian's chromium")

@@ -19,11 +19,12 @@ from pathlib import Path
 import pytest
 
 from nodes.browser.webui.__main__ import main
+from nodes.browser.webui.aes import RULES
 from nodes.browser.webui.make_shots import shot_names
 from nodes.browser.webui.render import Renderer
-from nodes.browser.webui.aes import RULES
 from nodes.browser.webui.scoring import Collected, Report, collect_folder
-from nodes.browser.webui.task import KINDS, TASKS_DIR, TaskError, check_annotations, load_task, step_kind, task_kind
+from nodes.browser.webui.steps import TaskError, step_kind
+from nodes.browser.webui.task import KINDS, TASKS_DIR, check_annotations, load_task, task_kind
 
 NAMES = sorted(p.name for p in TASKS_DIR.iterdir() if p.is_dir())
 PAGE_FILES = ("index.html", "style.css", "script.js")

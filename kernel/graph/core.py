@@ -63,7 +63,7 @@ class Kernel:
     def __init__(self, lf: LaunchFile, run_dir: Path, endpoint: str, *, trace: str | None = None,
                  keys: RunKeys | None = None) -> None:
         self.lf = lf
-        self.keys = keys  # CurveZMQ keys (kernel.bus.security) when the bus is protected
+        self.keys = keys  # CurveZMQ keys (kernel.graph.keys) when the bus is protected
         self._curve: CurveServer | None = None
         self.run_dir = run_dir
         self.endpoint = endpoint

@@ -24,11 +24,13 @@ from kernel.bus import outlet, results
 from kernel.bus.lifeline import die_with_parent
 from kernel.launchfile import NodeSpec
 from kernel.launchfile.limits import PARAMS_ENV, params_json
+from kernel.sdk.processes import signal_group, stop_group
 
 log = structlog.get_logger("framebus.supervisor")
 
 STOP_GRACE_S = 2.0
 TERM_GRACE_S = 1.5
+KILL_GRACE_S = 1.0
 _COLORS = ["cyan", "magenta", "green", "yellow", "blue", "bright_red", "bright_cyan", "bright_magenta"]
 
 
@@ -157,16 +159,16 @@ class Supervisor:
         self.stopping = True
         request_stop()
         if not await self._wait_all(STOP_GRACE_S):
-            for proc in self.alive():
-                self._signal(proc, signal.SIGTERM)
-            if not await self._wait_all(TERM_GRACE_S):
-                for proc in self.alive():
-                    self._say(proc, "did not stop; killing it", error=True)
-                    self._signal(proc, signal.SIGKILL)
-                await self._wait_all(1.0)
+            await asyncio.gather(*(self._terminate(proc) for proc in self.alive()))
         watchers = [p.watcher for p in self.procs.values() if p.watcher is not None]
         if watchers:
             await asyncio.wait(watchers, timeout=1.0)
+
+    async def _terminate(self, proc: Proc) -> None:
+        """SIGTERM an ``alive()`` node's group, then SIGKILL what is left of it (kernel.sdk.processes)."""
+        assert proc.process is not None
+        await stop_group(proc.process, TERM_GRACE_S, KILL_GRACE_S, send=lambda sig: self._signal(proc, sig),
+                         on_kill=lambda: self._say(proc, "did not stop; killing it", error=True))
 
     async def _wait_all(self, timeout: float) -> bool:
         procs = [p.process for p in self.alive() if p.process is not None]
@@ -181,10 +183,6 @@ class Supervisor:
         for proc in self.alive():
             self._signal(proc, signal.SIGKILL)
 
-    @staticmethod
-    def _signal(proc: Proc, sig: int) -> None:
-        """Signal an ``alive()`` node."""
-        try:
-            os.killpg(proc.process.pid, sig)  # type: ignore[union-attr]  # the node's whole group: its own children too
-        except ProcessLookupError:
-            pass
+    def _signal(self, proc: Proc, sig: int) -> bool:
+        """Signal an ``alive()`` node's whole group (its own children too); False when it is gone."""
+        return proc.process is not None and signal_group(proc.process.pid, sig)

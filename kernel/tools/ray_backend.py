@@ -35,6 +35,7 @@ from kernel.bus import results
 from kernel.bus.lifeline import die_with_parent
 from kernel.graph.supervisor import Proc, Supervisor
 from kernel.launchfile import LaunchError, LaunchFile, NodeSpec, is_loopback
+from kernel.sdk.processes import signal_group
 from kernel.tools.ray_placement import Landing, Machine, actor_options, describe, machines, plan
 
 log = structlog.get_logger("framebus.ray")
@@ -221,10 +222,7 @@ class FramebusNode:
     def signal(self, sig: int) -> None:
         """Signal the node's process group (its own children too), like the local supervisor."""
         if self._proc is not None and self._proc.returncode is None:
-            try:
-                os.killpg(self._proc.pid, sig)
-            except ProcessLookupError:
-                pass
+            signal_group(self._proc.pid, sig)
 
 
 class RayNodeProcess:
@@ -485,18 +483,22 @@ class RaySupervisor(Supervisor):
         info = await _wait_ref(actor.start.remote(spec.cmd, env, os.getcwd()))
         return {**info, "results": "bus" if ships else "local"}
 
-    def _signal(self, proc: Proc, sig: int) -> None:  # type: ignore[override]
+    def _signal(self, proc: Proc, sig: int) -> bool:
+        """Signal the node's group through its actor; True when it was sent (whether the group was
+        still there, the actor knows)."""
         process = proc.process
-        if isinstance(process, RayNodeProcess) and process.returncode is None:
-            process.signal_group(sig)
-            if sig == signal.SIGKILL:  # the actor goes too; its node follows by PDEATHSIG if still there
-                process.killed = True
-                self.cluster.kill(process.actor)
+        if not isinstance(process, RayNodeProcess) or process.returncode is not None:
+            return False
+        process.signal_group(sig)
+        if sig == signal.SIGKILL:  # the actor goes too; its node follows by PDEATHSIG if still there
+            process.killed = True
+            self.cluster.kill(process.actor)
+        return True
 
     def where(self, node_id: str) -> dict[str, Any]:
         info = self.placed.get(node_id, {})
-        ray_info = {k: info[k] for k in ("node_ip", "node_id", "hostname", "worker_pid", "actor_id", "assigned")
-                    if k in info}
+        ray_info: dict[str, Any] = {k: info[k] for k in ("node_ip", "node_id", "hostname", "worker_pid", "actor_id",
+                                                         "assigned") if k in info}
         landing = self.cluster.landings.get(node_id)
         if landing is not None and landing.asked:
             ray_info["placement"] = landing.record()

@@ -22,6 +22,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from nodes.browser import axtree, som
 from nodes.browser.actions import Action, ActionError, playwright_keys
+from nodes.browser.chromium import close_chromium
 from nodes.browser.sandbox import Sandbox
 from nodes.browser.settle import WATCH_JS, RequestTracker, settle
 
@@ -89,12 +90,8 @@ class BrowserSession:
                                                        args=CHROMIUM_ARGS)
 
     async def close(self) -> None:
-        if self._browser is not None:
-            await self._browser.close()
-            self._browser = None
-        if self._pw is not None:
-            await self._pw.stop()
-            self._pw = None
+        await close_chromium(self._pw, self._browser)
+        self._pw = self._browser = None
 
     async def open_episode(self, spec: EpisodeSpec, sandbox: Sandbox) -> BrowserEpisode:
         """A fresh context for ``spec``: its tabs opened and settled, the first one focused."""

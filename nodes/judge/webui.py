@@ -35,7 +35,8 @@ from pydantic import Field
 from kernel.sdk.node import Message, Node, NodeParams, on_input
 from nodes.browser.webui.render import Renderer
 from nodes.browser.webui.scoring import ERROR_KINDS, Report, score_folder
-from nodes.browser.webui.task import Task, TaskError, load_task
+from nodes.browser.webui.steps import TaskError
+from nodes.browser.webui.task import Task, load_task
 from nodes.judge import webui_images, webui_paper
 
 __all__ = ["WebUIJudge", "WebUIJudgeParams"]

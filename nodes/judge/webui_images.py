@@ -16,8 +16,9 @@ from pathlib import Path
 
 from nodes.browser.webui.aes import PageResult
 from nodes.browser.webui.make_shots import shot_names
-from nodes.browser.webui.render import RenderError, Renderer
-from nodes.browser.webui.task import Step, Task
+from nodes.browser.webui.render import Renderer, RenderError
+from nodes.browser.webui.steps import Step
+from nodes.browser.webui.task import Task
 
 __all__ = ["Capture", "captures", "has_shots", "rounds_row", "rows", "target_shots"]
 

@@ -33,6 +33,7 @@ from typing import Any, Awaitable, Callable
 
 from kernel.bus import outlet
 from kernel.bus.lifeline import die_with_parent
+from kernel.sdk.processes import signal_group, stop_group
 
 
 def model_python() -> str:
@@ -231,22 +232,9 @@ class ManagedServer:
 
     def _kill_group(self) -> None:
         if self.process is not None:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            signal_group(self.process.pid, signal.SIGKILL)
 
     async def stop(self) -> None:
         self._stopping = True
-        if self.process is None or self.process.returncode is not None:
-            return
-        for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 2.0)):
-            try:
-                os.killpg(self.process.pid, sig)
-            except ProcessLookupError:
-                return
-            try:
-                await asyncio.wait_for(self.process.wait(), wait)
-                return
-            except asyncio.TimeoutError:
-                continue
+        if self.process is not None:
+            await stop_group(self.process, term_grace_s=5.0, kill_grace_s=2.0)

@@ -17,6 +17,9 @@ from typing import Any
 import msgpack
 import numpy as np
 
+from kernel.tools.console.bodies import plain
+from kernel.tools.console.replay import Replays
+
 Call = Callable[[str, dict[str, Any]], Awaitable[Any]]
 """Ask a service: ``call("kernel.stats", {})``, ``call("human.web.act", {...})`` (node, then service)."""
 
@@ -64,27 +67,6 @@ def step_number(t: Any, what: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= LAST_STEP:
         raise ValueError(f"{what}: t must be a whole step number from 0 to {LAST_STEP} (got {str(t)[:40]!r})")
     return value
-
-
-def plain(value: Any, depth: int = 0, max_str: int = 4000) -> Any:
-    """A body made small and msgpack-safe for a page: arrays become a note of their shape."""
-    if isinstance(value, np.ndarray):
-        return f"<array {'x'.join(map(str, value.shape))} {value.dtype}>"
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return f"<{len(value)} bytes>"
-    if isinstance(value, str):
-        return value if len(value) <= max_str else value[:max_str] + f"… ({len(value)} chars)"
-    if depth > 6:
-        return "…"
-    if isinstance(value, dict):
-        return {str(k): plain(v, depth + 1, max_str) for k, v in list(value.items())[:200]}
-    if isinstance(value, (list, tuple)):
-        return [plain(v, depth + 1, max_str) for v in list(value)[:200]]
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    return str(value)
 
 
 class Page:
@@ -136,8 +118,6 @@ class Hub:
         self._episode_rowid = 0
         self._step_rowid = 0
         self.tasks: list[asyncio.Task[Any]] = []
-        from kernel.tools.console.replay import Replays  # here: that module imports this one's plain()
-
         self.replays = Replays(run_dir) if run_dir is not None else None
         self._raw: dict[str, tuple[str, str, Any, int | None]] = {}  # node/output -> its newest message, not shown yet
 
@@ -233,7 +213,8 @@ class Hub:
             episode = msg.get("episode")
             if not isinstance(episode, str):
                 raise ValueError(f"steps: episode must be an episode id string (got {episode!r})")
-            return {"ok": True, "episode": episode, "steps": await asyncio.to_thread(self._steps_of, episode)}
+            steps = await asyncio.to_thread(self.replays.records, episode) if self.replays is not None else []
+            return {"ok": True, "episode": episode, "steps": steps}
         if op in ("replay", "replay_step"):
             return {"ok": True, **await self._replay(op, msg)}
         raise ValueError(f"unknown op {op!r}; a page may send ctl, act, mode, steps, replay or replay_step")
@@ -351,36 +332,6 @@ class Hub:
             return episodes, steps
         finally:
             db.close()
-
-    def _steps_of(self, episode: str) -> list[dict[str, Any]]:
-        if self.run_dir is None:
-            return []
-        db = self._db()
-        if db is None:
-            return []
-        try:
-            where, args = steps_of(db, episode)
-            return [{"node": node, "t": t, "record": plain(json.loads(record), max_str=2000)}
-                    for node, t, record in db.execute(f"SELECT node, t, record FROM steps WHERE {where} "
-                                                      "ORDER BY t, rowid", args)]
-        finally:
-            db.close()
-
-
-def steps_of(db: sqlite3.Connection, episode: str) -> tuple[str, tuple[Any, ...]]:
-    """The WHERE clause (and its arguments) of ``episode``'s step rows of one attempt: the one that
-    ended it, or the latest of one still open. An episode a dead node took down was played again
-    under the same id (kernel.bus.resultsdb's ``attempt``), and the abandoned attempt's steps are
-    no part of it. A run folder from before attempts were kept gets every row of the episode."""
-    try:
-        row = db.execute("SELECT COALESCE(attempt, 1) FROM episodes WHERE episode_id = ?", (episode,)).fetchone()
-        if row is None:
-            row = db.execute("SELECT MAX(COALESCE(attempt, 1)) FROM steps WHERE episode_id = ?", (episode,)).fetchone()
-    except sqlite3.OperationalError:  # no attempt column (an older run), or no tables yet
-        return "episode_id = ?", (episode,)
-    if row is None or row[0] is None:
-        return "episode_id = ?", (episode,)
-    return "episode_id = ? AND COALESCE(attempt, 1) = ?", (episode, row[0])
 
 
 def now() -> float:

@@ -22,7 +22,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from kernel.tools.console.hub import plain, steps_of
+from kernel.tools.console.bodies import plain
 from kernel.tools.console.recorded import Recordings, Seen
 
 NO_FRAMES = ("this run kept no frames: only `launch run --record` keeps them (RUN/recording.mcap), "
@@ -57,7 +57,7 @@ class Replays:
             db.close()
 
     def _steps(self, sql: str, episode: str, extra: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        """``sql`` (with ``{where}`` for the episode's rows of the attempt shown, see hub.steps_of)
+        """``sql`` (with ``{where}`` for the episode's rows of the attempt shown, see ``steps_of``)
         over the episode's step rows; ``extra``: the arguments after the episode's."""
         db = self._db()
         if db is None:
@@ -82,6 +82,12 @@ class Replays:
                            f"observations; the ended episodes are {shown or 'none yet'} ({len(ended)} in all)")
 
     # the page's requests -----------------------------------------------------------------------
+    def records(self, episode: str) -> list[dict[str, Any]]:
+        """Every agent step record of the episode (the attempt shown), for the page's steps list."""
+        return [{"node": node, "t": t, "record": plain(json.loads(record), max_str=2000)}
+                for node, t, record in self._steps("SELECT node, t, record FROM steps WHERE {where} "
+                                                   "ORDER BY t, rowid", episode)]
+
     def episode(self, episode: str) -> dict[str, Any]:
         """The episode's outline: its row in the episode table and one small row per step."""
         row = self._query("SELECT idx, status, node, retries, metrics FROM episodes WHERE episode_id = ?", (episode,))
@@ -151,6 +157,22 @@ class Replays:
         span = f"t={found[0]}..{found[-1]}" if found == list(range(found[0], found[-1] + 1)) else \
             "t in " + ", ".join(map(str, found[:20])) + (" …" if len(found) > 20 else "")
         return LookupError(f"no step t={t} in episode {episode}: it has {len(found)} steps, {span}")
+
+
+def steps_of(db: sqlite3.Connection, episode: str) -> tuple[str, tuple[Any, ...]]:
+    """The WHERE clause (and its arguments) of ``episode``'s step rows of one attempt: the one that
+    ended it, or the latest of one still open. An episode a dead node took down was played again
+    under the same id (kernel.bus.resultsdb's ``attempt``), and the abandoned attempt's steps are
+    no part of it. A run folder from before attempts were kept gets every row of the episode."""
+    try:
+        row = db.execute("SELECT COALESCE(attempt, 1) FROM episodes WHERE episode_id = ?", (episode,)).fetchone()
+        if row is None:
+            row = db.execute("SELECT MAX(COALESCE(attempt, 1)) FROM steps WHERE episode_id = ?", (episode,)).fetchone()
+    except sqlite3.OperationalError:  # no attempt column (an older run), or no tables yet
+        return "episode_id = ?", (episode,)
+    if row is None or row[0] is None:
+        return "episode_id = ?", (episode,)
+    return "episode_id = ? AND COALESCE(attempt, 1) = ?", (episode, row[0])
 
 
 def _behind(records: dict[int, Any], seen: dict[int, Seen]) -> bool:

@@ -44,6 +44,7 @@ import numpy as np
 from PIL import Image
 from playwright.async_api import Browser, BrowserContext, CDPSession, Page, Playwright, Route, async_playwright
 
+from nodes.browser.chromium import close_chromium
 from nodes.browser.sandbox import Sandbox
 
 __all__ = ["ORIGIN", "VIEWPORT", "Renderer", "decode"]
@@ -200,15 +201,9 @@ class Renderer:
         self._browser = await self._pw.chromium.launch(executable_path=self.executable, headless=True, args=_ARGS)
 
     async def close(self) -> None:
-        for view in self._views.values():
-            await view.context.close()
+        await close_chromium(self._pw, self._browser, [view.context for view in self._views.values()])
         self._views.clear()
-        if self._browser is not None:
-            await self._browser.close()
-            self._browser = None
-        if self._pw is not None:
-            await self._pw.stop()
-            self._pw = None
+        self._pw = self._browser = None
 
     async def __aenter__(self) -> Renderer:
         await self.start()

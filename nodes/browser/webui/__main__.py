@@ -20,7 +20,8 @@ from pathlib import Path
 from nodes.browser.webui.aes import RULES
 from nodes.browser.webui.magebench_folder import is_magebench_folder
 from nodes.browser.webui.scoring import score
-from nodes.browser.webui.task import KINDS, TASKS_DIR, TaskError, check_annotations, load_task, task_kind
+from nodes.browser.webui.steps import TaskError
+from nodes.browser.webui.task import KINDS, TASKS_DIR, check_annotations, load_task, task_kind
 
 
 def list_tasks(folder: Path) -> int:

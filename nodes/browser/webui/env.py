@@ -38,9 +38,10 @@ from pydantic import Field
 
 from kernel.sdk.env import EnvNode, EnvParams, Observation, StepResult
 from kernel.sdk.node import Episode, service
-from nodes.browser.webui.render import RenderError, Renderer
+from nodes.browser.webui.render import Renderer, RenderError
 from nodes.browser.webui.reply import FILES, ReplyError, parse_reply, to_reply
-from nodes.browser.webui.task import Task, TaskError, load_task
+from nodes.browser.webui.steps import TaskError
+from nodes.browser.webui.task import Task, load_task
 
 __all__ = ["WebUIEnv", "default_tasks", "task_folders"]
 

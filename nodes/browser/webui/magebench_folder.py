@@ -12,7 +12,7 @@
 ``actions.py`` is never imported or run: MageBench's evaluator executes it, but a task folder a
 user points us at is data, and running its code would hand it the machine. It is parsed with
 ``ast`` and each listed function is translated, statement by statement, to the steps of
-``task.Step`` (one interaction per function, in the list's order):
+``steps.Step`` (one interaction per function, in the list's order):
 
 * ``el = driver.find_element(By.CSS_SELECTOR, "sel")`` binds ``el`` to a selector (``By.ID``,
   ``By.CLASS_NAME``, ``By.NAME``, ``By.TAG_NAME`` become the CSS selector that finds the same
@@ -47,7 +47,7 @@ import math
 import re
 from pathlib import Path
 
-from nodes.browser.webui.task import MAX_WAIT_MS, Click, Hover, Press, Step, TaskError, TypeText, Wait
+from nodes.browser.webui.steps import MAX_WAIT_MS, Click, Hover, Press, Step, TaskError, TypeText, Wait
 
 __all__ = ["ACTIONS_FILE", "DESCRIPTION_FILE", "css_selector", "is_magebench_folder", "load_actions"]
 

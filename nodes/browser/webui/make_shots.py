@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from nodes.browser.webui.render import Renderer
-from nodes.browser.webui.task import TASKS_DIR, TaskError, load_task
+from nodes.browser.webui.steps import TaskError
+from nodes.browser.webui.task import TASKS_DIR, load_task
 
 __all__ = ["make_shots", "shot_names"]
 

@@ -48,10 +48,11 @@ import psutil
 from playwright.async_api import Browser, BrowserContext, CDPSession, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
+from nodes.browser.chromium import close_chromium
 from nodes.browser.sandbox import Sandbox
 from nodes.browser.settle import WATCH_JS, RequestTracker, settle
 from nodes.browser.webui.aes import PROBE, STYLE_PROPS, Element
-from nodes.browser.webui.task import Click, Hover, Press, Step, TypeText, Wait
+from nodes.browser.webui.steps import Click, Hover, Press, Step, TypeText, Wait
 
 __all__ = ["ORIGIN", "PageFolder", "RenderError", "Renderer", "VIEWPORT", "resolve_in"]
 
@@ -480,14 +481,11 @@ class Renderer:
         self._idle.clear()
         self._cdp = None
         try:
-            if self._browser is not None:
-                await asyncio.wait_for(self._browser.close(), self.browser_timeout_s)
-                self._browser = None
-            if self._pw is not None:
-                await asyncio.wait_for(self._pw.stop(), self.browser_timeout_s)
-                self._pw = None
+            await close_chromium(self._pw, self._browser, timeout_s=self.browser_timeout_s)
         except TimeoutError:
             await self._kill(self._generation)
+        else:
+            self._pw = self._browser = None
 
 
 def _is_driver(proc: psutil.Process) -> bool:

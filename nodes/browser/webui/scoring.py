@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nodes.browser.webui.aes import Element, PageResult, Rules, aes, failed_page, kept_keys, score_page
-from nodes.browser.webui.render import PageFolder, RenderError, Renderer
-from nodes.browser.webui.task import Task, TaskError, load_task
+from nodes.browser.webui.render import PageFolder, Renderer, RenderError
+from nodes.browser.webui.steps import TaskError
+from nodes.browser.webui.task import Task, load_task
 
 __all__ = ["Collected", "ERROR_KINDS", "Report", "Stage", "collect_folder", "score", "score_folder"]
 

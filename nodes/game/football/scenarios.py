@@ -52,13 +52,6 @@ class MageScenario:
     left: tuple[Spot, ...]
     right: tuple[Spot, ...]
 
-    def right_global(self) -> list[tuple[float, float]]:
-        """Right-team starting positions in the global frame (the data keeps the team's own frame)."""
-        return [(-p.x, -p.y) for p in self.right]
-
-    def left_global(self) -> list[tuple[float, float]]:
-        return [(p.x, p.y) for p in self.left]
-
 
 @lru_cache(maxsize=4)
 def load_magebench(path: str | None = None) -> dict[str, MageScenario]:
@@ -207,12 +200,6 @@ def install_level(name: str, fixed: dict[str, frozenset[int]] | None = None, set
     module.build_scenario = build_scenario  # type: ignore[attr-defined]
     sys.modules[module.__name__] = module
     return level
-
-
-def team_sizes(name: str, data_path: str | None = None) -> tuple[int, int] | None:
-    """Players per team of a MageBench scenario (None for gfootball levels: known after reset)."""
-    s = load_magebench(data_path).get(name)
-    return None if s is None else (len(s.left), len(s.right))
 
 
 def describe(names: Iterable[str], data_path: str | None = None) -> list[dict[str, Any]]:

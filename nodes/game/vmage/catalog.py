@@ -13,7 +13,8 @@ from nodes.game.vmage.base import Game
 from nodes.game.vmage.flappy import FlappyBird
 from nodes.game.vmage.mario import SuperMario
 from nodes.game.vmage.pong import Pong
-from nodes.game.vmage.race import Race, race_template
+from nodes.game.vmage.race import Race
+from nodes.game.vmage.race_rules import race_template
 from nodes.game.vmage.tempest import TempestRun
 
 GAMES: dict[str, type[Game]] = {"pong": Pong, "flappybird": FlappyBird, "race": Race, "tempestrun": TempestRun,

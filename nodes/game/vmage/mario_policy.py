@@ -14,17 +14,13 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
-from typing import TYPE_CHECKING
 
-from nodes.game.vmage.mario import GROUND, TILE
-
-if TYPE_CHECKING:
-    from nodes.game.vmage.mario import SuperMario
+from nodes.game.vmage.mario_rules import GROUND, TILE, MarioRules
 
 FOLLOW_UP = 4  # decisions a follow-up is held for in the safety check
 
 
-def twin(game: SuperMario) -> SuperMario:
+def twin(game: MarioRules) -> MarioRules:
     """A copy that can be played on without changing ``game``."""
     other = copy.copy(game)
     other.mario = dataclasses.replace(game.mario)
@@ -34,7 +30,7 @@ def twin(game: SuperMario) -> SuperMario:
     return other
 
 
-def _survives(game: SuperMario, action: str, then: str) -> bool:
+def _survives(game: MarioRules, action: str, then: str) -> bool:
     g = twin(game)
     frames = g.level.sample_frames
     for i in range(frames * (1 + FOLLOW_UP)):
@@ -44,7 +40,7 @@ def _survives(game: SuperMario, action: str, then: str) -> bool:
     return True
 
 
-def _target(game: SuperMario) -> tuple[float, float] | None:
+def _target(game: MarioRules) -> tuple[float, float] | None:
     """Where Mario wants his middle to go: a coin, the spot under a coin box, or the flagpole."""
     m = game.mario
     mx = m.x + m.w / 2
@@ -60,7 +56,7 @@ def _target(game: SuperMario) -> tuple[float, float] | None:
     return None
 
 
-def _blocked(game: SuperMario, d: int) -> bool:
+def _blocked(game: MarioRules, d: int) -> bool:
     """A wall, a pit or a Goomba in Mario's way within a few tiles."""
     m = game.mario
     front = m.x + m.w if d > 0 else m.x
@@ -82,7 +78,7 @@ def _blocked(game: SuperMario, d: int) -> bool:
     return False
 
 
-def _ledge(game: SuperMario, target: tuple[float, float]) -> tuple[int, int, int] | None:
+def _ledge(game: MarioRules, target: tuple[float, float]) -> tuple[int, int, int] | None:
     """The ledge between Mario and a target above it, as (row, first column, last column): a
     target on or over a ledge is reached by jumping up onto the ledge from one of its ends."""
     m = game.mario
@@ -99,7 +95,7 @@ def _ledge(game: SuperMario, target: tuple[float, float]) -> tuple[int, int, int
     return None
 
 
-def scripted(game: SuperMario) -> str:
+def scripted(game: MarioRules) -> str:
     m = game.mario
     target = _target(game)
     if target is None:

@@ -9,15 +9,11 @@ across the top is the player's: points, coins, world (the level) and the frames 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import pygame
 
 from nodes.game.vmage.base import font
-from nodes.game.vmage.mario import GROUND, HEIGHT, ROWS, TILE, WIDTH
-
-if TYPE_CHECKING:
-    from nodes.game.vmage.mario import SuperMario
+from nodes.game.vmage.mario_rules import GROUND, HEIGHT, ROWS, TILE, WIDTH, MarioRules
 
 SKY = (104, 136, 252)
 GROUND_C = (196, 98, 42)
@@ -64,7 +60,7 @@ def _tile(surface: pygame.Surface, kind: str, x: int, y: int) -> None:
         pygame.draw.rect(surface, GROUND_LINE, r, 3)
 
 
-def _mario(surface: pygame.Surface, game: SuperMario, left: float) -> None:
+def _mario(surface: pygame.Surface, game: MarioRules, left: float) -> None:
     m = game.mario
     x, y = round(m.x - left), round(m.y)
     f = game.facing
@@ -92,7 +88,7 @@ def _goomba(surface: pygame.Surface, x: int, y: int, w: int, h: int, squashed: b
         surface.fill(BLACK, (ex + 2, y + 8, 2, 4))
 
 
-def _dashboard(surface: pygame.Surface, game: SuperMario) -> None:
+def _dashboard(surface: pygame.Surface, game: MarioRules) -> None:
     text = font(30)
     left = game.level.max_rounds - game.frame if game.level.max_rounds else game.frame
     for x, top, bottom in ((24, "MARIO", f"{game.points:06d}"), (200, "COINS", f"x{game.coins_taken:02d}"),
@@ -101,7 +97,7 @@ def _dashboard(surface: pygame.Surface, game: SuperMario) -> None:
         surface.blit(text.render(bottom, True, WHITE), (x, 30))
 
 
-def draw_mario(game: SuperMario, surface: pygame.Surface) -> None:
+def draw_mario(game: MarioRules, surface: pygame.Surface) -> None:
     surface.fill(SKY)
     left = game.camera()
     c0 = math.floor(left / TILE)

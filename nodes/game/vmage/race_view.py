@@ -11,14 +11,10 @@ exactly that). There is no HUD: V-MAGE's Race frames carry no text.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import pygame
 
-from nodes.game.vmage.race import ARENA, CAR_LENGTH, CAR_WIDTH, HEIGHT, TROPHY_RADIUS, WIDTH
-
-if TYPE_CHECKING:
-    from nodes.game.vmage.race import Race
+from nodes.game.vmage.race_rules import ARENA, CAR_LENGTH, CAR_WIDTH, HEIGHT, TROPHY_RADIUS, WIDTH, RaceRules
 
 CAR_SCALE = 0.75  # the car view's zoom
 
@@ -69,7 +65,7 @@ def draw_trophy(surface: pygame.Surface, x: float, y: float) -> None:
     pygame.draw.rect(surface, GOLD_DARK, (cx - 11, cy + 12, 22, 7))
 
 
-def still_world(game: Race, scale: float) -> pygame.Surface:
+def still_world(game: RaceRules, scale: float) -> pygame.Surface:
     """Everything but the car, at ``scale``: drawn once per layout, since only the car moves."""
     key = ((round(game.trophy_x), round(game.trophy_y), *(tuple(r) for r in game.obstacles)), scale)
     surface = _static.get(key)
@@ -95,7 +91,7 @@ def still_world(game: Race, scale: float) -> pygame.Surface:
     return surface
 
 
-def draw(game: Race, surface: pygame.Surface) -> None:
+def draw(game: RaceRules, surface: pygame.Surface) -> None:
     """The map view: the arena as it is; the car view: the arena at 3/4 scale moved under a
     camera that keeps the car in the middle of the window."""
     sprite = car_sprite()

@@ -11,15 +11,21 @@ released game.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import pygame
 
 from nodes.game.vmage.base import font
-from nodes.game.vmage.tempest import (DEPTH, FORESIGHT, HEIGHT, LANE_ANGLE, LANES, RADIUS, WIDTH, Obstacle)
-
-if TYPE_CHECKING:
-    from nodes.game.vmage.tempest import TempestRun
+from nodes.game.vmage.tempest_rules import (
+    DEPTH,
+    FORESIGHT,
+    HEIGHT,
+    LANE_ANGLE,
+    LANES,
+    RADIUS,
+    WIDTH,
+    Obstacle,
+    TempestRules,
+)
 
 BEHIND = 30.0  # the camera's distance behind the runner
 NEAR = 10.0  # nothing nearer the camera than this is drawn (it would be off the screen)
@@ -54,7 +60,7 @@ def _panel(angle: float, depth: float, lift: float = 0.0, shrink: float = 0.0) -
     return [project(angle - half, r, depth), project(angle + half, r, depth)]
 
 
-def draw_tempest(game: TempestRun, surface: pygame.Surface) -> None:
+def draw_tempest(game: TempestRules, surface: pygame.Surface) -> None:
     surface.fill(BACKGROUND)
     camera = game.z - BEHIND
     first_ring = math.floor(camera / game.cell) * game.cell
@@ -114,7 +120,7 @@ def _obstacle(surface: pygame.Surface, o: Obstacle, angle: float, depth: float) 
             pygame.draw.circle(surface, BLACK, (round(x + side * r * 0.4), round(y - r * 0.2)), max(1, eye // 2))
 
 
-def _runner(game: TempestRun, surface: pygame.Surface) -> None:
+def _runner(game: TempestRules, surface: pygame.Surface) -> None:
     """The runner at the bottom of the view: upright, flat on a slide, or raised in a jump."""
     tilt = game.angle - game.floor_lane * LANE_ANGLE  # a turn shows as the runner leaning off-centre
     tilt = (tilt + math.pi) % (2 * math.pi) - math.pi
