@@ -10,11 +10,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from kernel.bus.errors import EpisodeAbandoned, FramebusError, RemoteError, RequestTimeout
     from kernel.bus.protocol import Message
     from kernel.sdk.clock import Clock
-    from kernel.sdk.env import EnvNode, EnvParams, Observation, StepRecord, StepResult
-    from kernel.bus.errors import EpisodeAbandoned, FramebusError, RemoteError, RequestTimeout
+    from kernel.sdk.env import EnvNode, EnvParams, Observation, StepResult
     from kernel.sdk.node import Episode, Node, NodeParams, on_input, service
+    from kernel.sdk.steps import StepRecord
 
 _PUBLIC = {
     "Node": "kernel.sdk.node", "NodeParams": "kernel.sdk.node", "Episode": "kernel.sdk.node",
@@ -22,7 +23,7 @@ _PUBLIC = {
     "Clock": "kernel.sdk.clock", "FramebusError": "kernel.bus.errors", "RemoteError": "kernel.bus.errors",
     "RequestTimeout": "kernel.bus.errors", "EpisodeAbandoned": "kernel.bus.errors",
     "EnvNode": "kernel.sdk.env", "EnvParams": "kernel.sdk.env", "Observation": "kernel.sdk.env",
-    "StepRecord": "kernel.sdk.env", "StepResult": "kernel.sdk.env",
+    "StepRecord": "kernel.sdk.steps", "StepResult": "kernel.sdk.env",
 }
 
 __all__ = [
