@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 from pydantic import Field
 
+from kernel.sdk.judge import JudgedEpisode
 from kernel.sdk.node import Message, Node, NodeParams, on_input, service
+from kernel.sdk.steps import StepRecord
 from nodes.judge.hello import HelloJudge
 from nodes.judge.vwa import VwaJudge, VwaJudgeParams
 
@@ -95,21 +98,16 @@ class SlowJudge(HelloJudge):
     Params = SlowJudgeParams
     params: SlowJudgeParams
 
-    @on_input("step")
-    async def score(self, msg: Message) -> None:
-        if msg.body["done"]:
-            await asyncio.sleep(self.params.delay_s)
-        await super().score(msg)
+    async def score(self, episode: JudgedEpisode, records: list[StepRecord]) -> dict[str, Any]:
+        await asyncio.sleep(self.params.delay_s)
+        return await super().score(episode, records)
 
 
 class BrokenJudge(HelloJudge):
     """A judge whose scoring raises on every last step, as a judge with a bug does."""
 
-    @on_input("step")
-    async def score(self, msg: Message) -> None:
-        if msg.body["done"]:
-            raise ValueError(f"cannot score {msg.body['episode']}")
-        await super().score(msg)
+    async def score(self, episode: JudgedEpisode, records: list[StepRecord]) -> dict[str, Any]:
+        raise ValueError(f"cannot score {episode.id}")
 
 
 class MeanJudge(Node):
@@ -140,11 +138,9 @@ class LaggingVwaJudge(VwaJudge):
     Params = LaggingVwaJudgeParams
     params: LaggingVwaJudgeParams
 
-    @on_input("step")
-    async def judge(self, msg: Message) -> None:
-        if msg.body["done"]:
-            await asyncio.sleep(self.params.delay_s)
-        await super().judge(msg)
+    async def score(self, episode: JudgedEpisode, records: list[StepRecord]) -> dict[str, Any]:
+        await asyncio.sleep(self.params.delay_s)
+        return await super().score(episode, records)
 
 
 class ScriptedChatModel(Node):

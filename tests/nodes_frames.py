@@ -5,10 +5,11 @@ and a model node that walks it, for agent.llm's step records (tests/test_console
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 
-from kernel import Message, Node, on_input, service
+from kernel import JudgedEpisode, Node, StepRecord, service
 from nodes.game.hello import CountdownEnv
 from nodes.judge.hello import HelloJudge
 
@@ -51,11 +52,8 @@ class PictureJudge(HelloJudge):
     """hello's judge that also keeps a picture of where each episode ended (``attach_images``), as a
     judge that renders what it scores does: a node writing pictures into the run folder."""
 
-    @on_input("step")
-    async def score(self, msg: Message) -> None:
-        step = msg.body
-        if step["done"]:
-            info = step["info"]
-            await self.attach_images(step["episode"], [("end", draw(info["position"], info["target"], 8))],
-                                     caption=f"ended at {info['position']}", row="end", metrics=["score"])
-        await super().score(msg)
+    async def score(self, episode: JudgedEpisode, records: list[StepRecord]) -> dict[str, Any]:
+        info = records[-1]["info"]
+        await self.attach_images(episode.id, [("end", draw(info["position"], info["target"], 8))],
+                                 caption=f"ended at {info['position']}", row="end", metrics=["score"])
+        return await super().score(episode, records)

@@ -356,8 +356,11 @@ async def test_judge_scores_from_the_step_stream_and_summarizes_per_tier():
                     "set": "full", "stopped": False}
             for t, r in enumerate(rewards):
                 done = t == len(rewards) - 1
+                score = episode_score(rewards[:t + 1], 54.0)  # the game's, as its info carries it
+                best = score - 100 + 54.0
                 await probe.publish("step", {"episode": ep.id, "t": t, "reward": r, "done": done, "valid": True,
-                                             "info": {**info, "steps": t + 1, "success": done and r > 50}})
+                                             "info": {**info, "steps": t + 1, "success": done and r > 50,
+                                                      "score": score, "best_reward": best}})
         await h.wait_finished(10)
         first, second = (r["metrics"] for r in h.kernel.book.records.values())
         assert first["score"] == 100 - 54 + 4.0 and first["success"] == 0.0 and first["tier"] == "v0"

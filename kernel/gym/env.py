@@ -53,6 +53,7 @@ from kernel.launchfile.pipeline import load
 from kernel.sdk.node import Message, Node
 from kernel.sdk.registry import load_node_class
 from kernel.sdk.runtime import NodeRuntime
+from kernel.sdk.steps import StepRecord, StepRecordError, parse_step
 
 try:
     from pettingzoo import ParallelEnv
@@ -313,6 +314,13 @@ class _Graph:
         if self._send_failed is not None:
             raise GraphError(f"sending the actions failed: {self._send_failed}")
 
+    def next_step(self) -> StepRecord:
+        """The next record of the env's step stream, typed; a GraphError where it is none."""
+        try:
+            return parse_step(self.get(self.lead, "step").body)
+        except StepRecordError as exc:
+            raise GraphError(f"node {self.env_id!r} sent a step that is no step record: {exc}") from None
+
     def next_obs(self) -> dict[str, dict[str, Any]]:
         """The next observation of every agent (each stand hears the env's obs once)."""
         return {a: self.get(a, "obs").body for a in self.agents}
@@ -321,8 +329,8 @@ class _Graph:
         """End the episode in play with a stop request (the others send no action), and wait for its last step."""
         self.publish({a: ({"stop": True, "reason": "reset"} if a == self.lead else None) for a in self.agents})
         while True:
-            record = self.get(self.lead, "step").body
-            if record.get("episode") == self.episode and record.get("done"):
+            record = self.next_step()
+            if record["episode"] == self.episode and record["done"]:
                 return
 
     def reset(self, seed: int | None) -> dict[str, dict[str, Any]]:
@@ -342,16 +350,16 @@ class _Graph:
         self.last = bodies
         return bodies
 
-    def step(self, actions: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]] | None]:
+    def step(self, actions: dict[str, Any]) -> tuple[StepRecord, dict[str, dict[str, Any]] | None]:
         """Send the actions; the step record, and the next observations (None when the episode ended)."""
         if self.done:
             raise GraphError("step() after the episode ended: call reset()")
         self.publish(actions)
         while True:
-            record = self.get(self.lead, "step").body
-            if record.get("episode") == self.episode and record.get("t") == self.t:
+            record = self.next_step()
+            if record["episode"] == self.episode and record["t"] == self.t:
                 break
-        if record.get("done"):
+        if record["done"]:
             self.done = True
             return record, None
         self.last = self.next_obs()
@@ -426,10 +434,10 @@ class GraphEnv(gymnasium.Env):
         last = self.graph.last[self.agent]
         sent = self.spaces.action(action, last)
         record, bodies = self.graph.step({self.agent: sent})
-        reward = float(record.get("reward", 0.0))
-        info: dict[str, Any] = {"action": sent, "valid": record.get("valid"), "step": _same(record)}
+        reward = record["reward"]
+        info: dict[str, Any] = {"action": sent, "valid": record["valid"], "step": _same(dict(record))}
         if bodies is None:
-            truncated = bool(record.get("info", {}).get("truncated"))
+            truncated = record["truncated"]
             info["metrics"] = self.graph.metrics()
             return self.graph.observe(self.spaces, last), reward, not truncated, truncated, info
         info["obs"] = _same(bodies[self.agent])
@@ -494,11 +502,12 @@ class GraphParallelEnv(ParallelEnv):
             except ValueError as exc:
                 raise ValueError(f"{agent!r}: {exc}") from None
         record, bodies = self.graph.step(sent)
-        per_agent = record.get("rewards") if isinstance(record.get("rewards"), dict) else {}
-        rewards = {a: float(per_agent.get(a, record.get("reward", 0.0))) for a in self.agents}
-        infos: dict[str, dict[str, Any]] = {a: {"action": sent[a], "valid": record.get("valid")} for a in self.agents}
+        per_agent = record.get("rewards")
+        per_agent = per_agent if isinstance(per_agent, dict) else {}
+        rewards = {a: float(per_agent.get(a, record["reward"])) for a in self.agents}
+        infos: dict[str, dict[str, Any]] = {a: {"action": sent[a], "valid": record["valid"]} for a in self.agents}
         if bodies is None:
-            truncated = bool(record.get("info", {}).get("truncated"))
+            truncated = record["truncated"]
             metrics = self.graph.metrics()
             for a in self.agents:
                 infos[a]["metrics"] = metrics

@@ -21,13 +21,14 @@ node but observers, the recorder and console the kernel adds for ``--record`` an
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NotRequired, Required, TypedDict
+from typing import Any, ClassVar, Required, TypedDict
 
 from pydantic import Field
 
 import kernel.sdk.spaces as decl
 from kernel.sdk.env_wrappers import FrameResize, TextOnly, TimeLimit, Wrapper
 from kernel.sdk.node import Episode, Node, NodeParams, service
+from kernel.sdk.steps import StepRecord, episode_labels, stop_reason
 
 __all__ = ["EnvNode", "EnvParams", "Observation", "StepRecord", "StepResult", "judge_ends_episodes"]
 
@@ -54,26 +55,16 @@ class Observation(TypedDict, total=False):
     frames: list[Any]
 
 
-class StepRecord(TypedDict):
-    """The ``step`` body, one per applied decision, for judges and recorders."""
-
-    episode: str
-    t: int
-    action: str | None
-    valid: bool
-    reward: float
-    done: bool
-    info: dict[str, Any]
-    attempt: NotRequired[int]  # on an episode dealt again (above 1)
-
-
 @dataclass(slots=True)
 class StepResult:
-    """What a pack's ``step`` (or ``stop``) did; ``info`` is what its judge needs."""
+    """What a pack's ``step`` (or ``stop``) did; ``info`` is what its judge needs. ``done``: the
+    episode ends here; ``truncated``: it ends because it was cut off (a step budget), not by the
+    game's own rules, as Gymnasium's ``truncated`` (it ends the episode by itself, too)."""
 
     reward: float = 0.0
     done: bool = False
     info: dict[str, Any] = field(default_factory=dict)
+    truncated: bool = False
 
 
 class EnvParams(NodeParams):
@@ -82,7 +73,7 @@ class EnvParams(NodeParams):
     frames: bool = Field(False, description="put the rendered RGB frame in each obs; off: nothing is rendered")
     frame_size: tuple[int, int] | None = Field(None, description="resize frames to [width, height] (nearest pixel)")
     max_steps: int | None = Field(None, gt=0, description="decisions per episode at most; the last is done "
-                                                          "with info.truncated (none: the game's own end)")
+                                                          "and truncated (none: the game's own end)")
     judge: bool | None = Field(None, description="whether a judge ends the episodes (default: when a node other "
                                                     "than an observer, the recorder or console, reads step)")
 
@@ -171,10 +162,7 @@ class EnvNode(Node):
             await self.reset(episode)
             last = await self._play(episode, renders)
             if not judged:
-                info = last["info"]
-                metrics = {"steps": last["t"] + 1, "invalid": int(info["invalid"]), "stopped": bool(info["stopped"]),
-                           **self.metrics(last)}
-                await self.end_episode(episode, **metrics)
+                await self.end_episode(episode, **{**episode_labels(last), **self.metrics(last)})
 
     async def _play(self, episode: Episode, renders: bool) -> StepRecord:
         t, invalid = 0, 0
@@ -204,8 +192,9 @@ class EnvNode(Node):
             for w in self._wrappers:
                 result = w.result(t, result)
             applied = next(iter(checked.values()), None) if stop is None else None
-            record = StepRecord(episode=episode.id, t=t, action=applied, valid=not bad,
-                                reward=float(result.reward), done=bool(result.done or stop is not None),
+            truncated = bool(result.truncated) and stop is None
+            record = StepRecord(episode=episode.id, t=t, action=applied, valid=not bad, reward=float(result.reward),
+                                done=bool(result.done or truncated or stop is not None), truncated=truncated,
                                 info={**result.info, "invalid": invalid, "stopped": stop or False})
             if episode.attempt > 1:
                 record["attempt"] = episode.attempt
@@ -222,8 +211,7 @@ class EnvNode(Node):
         stop: str | None = None
         for agent, body in chosen.items():
             checked[agent] = None
-            if isinstance(body, dict) and body.get("stop"):  # the convention's stop request
-                reason = str(body.get("reason") or "stopped")
+            if (reason := stop_reason(body)) is not None:
                 stop = f"{agent}: {reason}" if len(chosen) > 1 else reason
             elif self.check_action(body, obs):
                 checked[agent] = body

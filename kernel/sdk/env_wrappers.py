@@ -70,8 +70,9 @@ class FrameResize(Wrapper):
 
 
 class TimeLimit(Wrapper):
-    """At most ``max_steps`` decisions per episode: the last one is ``done``, with
-    ``info["truncated"] = True`` when the game itself had not ended."""
+    """At most ``max_steps`` decisions per episode: the last one is ``done`` and ``truncated`` when
+    the game itself had not ended. ``info["truncated"]`` says so too, where agents and recordings
+    made before the record had a ``truncated`` field of its own look for it."""
 
     def __init__(self, max_steps: int) -> None:
         if max_steps <= 0:
@@ -80,6 +81,6 @@ class TimeLimit(Wrapper):
 
     def result(self, t: int, result: StepResult) -> StepResult:
         if t + 1 >= self.max_steps and not result.done:
-            result.done = True
+            result.done = result.truncated = True
             result.info = {**result.info, "truncated": True}
         return result

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from kernel.bus.errors import FramebusError
 from kernel.launchfile import ClockSpec, LaunchError, LaunchFile, NodeSpec
+from kernel.sdk.steps import StepRecordError, parse_step
 from kernel.tools import rewrite
 
 if TYPE_CHECKING:  # kernel.tools.record pulls in numpy and the node SDK: only import it when used
@@ -128,8 +129,19 @@ def transcript(trace: EpisodeTrace) -> str:
         for agent, action in d.actions.items():
             lines.append(f"  {agent}: {json.dumps(to_json(action, None))}")
         if d.step:
-            lines.append(f"  -> reward {d.step.get('reward')}, valid {d.step.get('valid')}, done {d.step.get('done')}")
+            cut = ", truncated" if _truncated(d.step) else ""
+            lines.append(f"  -> reward {d.step.get('reward')}, valid {d.step.get('valid')}, done {d.step.get('done')}"
+                         f"{cut}")
     return "\n".join(lines) + "\n"
+
+
+def _truncated(step: dict[str, Any]) -> bool:
+    """Whether a recorded step record says a step budget cut its episode off (a recording made before
+    ``truncated`` was the record's own field has it in ``info``; one that is no record says nothing)."""
+    try:
+        return parse_step(step)["truncated"]
+    except StepRecordError:
+        return False
 
 
 def render(traces: list[EpisodeTrace], out: Path, *, key: str = "frame", gif_ms: int = 250) -> list[Path]:

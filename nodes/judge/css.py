@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kernel.sdk.node import Message, Node, NodeParams, on_input
+from kernel.sdk.judge import JudgedEpisode, JudgeNode, Unscored
+from kernel.sdk.steps import StepRecord
 from nodes.judge import css_paper
 
 __all__ = ["CssJudge"]
@@ -30,44 +31,29 @@ __all__ = ["CssJudge"]
 _KEYS = ("instance", "initial_distance", "final_distance", "rounds_used", "finished", "tool_failures")
 
 
-class CssJudge(Node):
+class CssJudge(JudgeNode):
     """Ends each VAB-CSS episode with its success and improve, and keeps the rates in summary.json."""
 
-    inputs = ("step",)
-    Params = NodeParams
+    section = "css"
 
     async def setup(self) -> None:
         self.results: dict[str, list[tuple[bool, bool]]] = {}  # "with_description"/"without_description" -> episodes
-        self.unscored = 0
-        self.summarize("css", self._summary())
+        await super().setup()
 
-    @on_input("step")
-    async def judge(self, msg: Message) -> None:
-        step = msg.body
-        if not step["done"]:
-            return
-        episode, info = step["episode"], step["info"]
-        labels = {"steps": int(step["t"]) + 1, "invalid": int(info.get("invalid", 0)),
-                  "stopped": bool(info.get("stopped"))}
+    async def score(self, episode: JudgedEpisode, records: list[StepRecord]) -> dict[str, Any]:
+        info = records[-1]["info"]
         if "final_distance" not in info or "success" not in info:
-            reason = "the last step has no final_distance and success: is its env css.env?"
-            self.log.error("cannot score", episode=episode, reason=reason)
-            await self.record_error("css.unscored", reason, episode)
-            await self.end_episode(episode, status="failed", reason=reason, **labels)
-            self.unscored += 1
-            self.summarize("css", self._summary())
-            return
+            raise Unscored("the last step has no final_distance and success: is its env css.env?")
         success, improve = bool(info["success"]), bool(info["improve"])
         metrics = {"success": float(success), "improve": float(improve), **{k: info[k] for k in _KEYS if k in info},
-                   "description": bool(info.get("description", True)), **labels}
-        self.log.info("scored", episode=episode, success=success, improve=improve,
+                   "description": bool(info.get("description", True)), **episode.labels}
+        self.log.info("scored", episode=episode.id, success=success, improve=improve,
                       final_distance=info["final_distance"])
-        await self.end_episode(episode, **metrics)
         key = "with_description" if metrics["description"] else "without_description"
         self.results.setdefault(key, []).append((success, improve))
-        self.summarize("css", self._summary())
+        return metrics
 
-    def _summary(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, Any]:
         every = [r for rs in self.results.values() for r in rs]
 
         def rates(rs: list[tuple[bool, bool]]) -> dict[str, Any]:

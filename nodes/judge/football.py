@@ -26,7 +26,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from kernel.sdk.node import Message, Node, NodeParams, on_input
+from kernel.sdk.judge import JudgedEpisode, JudgeNode
+from kernel.sdk.node import NodeParams
+from kernel.sdk.steps import StepRecord
 from nodes.game.football.raw_state import State, mirror
 from nodes.game.football.scenarios import load_magebench, mini_subset
 from nodes.judge.football_paper import SCORES, SETS, SOURCE, paper_set
@@ -219,25 +221,25 @@ class FootballJudgeParams(NodeParams):
                               "left team, else the first seat")
 
 
-class FootballJudge(Node):
+class FootballJudge(JudgeNode):
     """Scores each episode from the football environment's step stream and ends it.
 
     Params: ``variant`` (``code`` default, or ``paper``); ``agent`` (the seat to score: default the
     first seat on the left team, else the first seat; a right-team seat is scored in its own
     frame). Each episode's metrics: ``reward`` and one ``reward_<term>`` per term, ``scenario``,
-    ``repeat``, ``frames``, ``decisions``, ``end``; summary.json gets a ``football`` section with
-    the mean reward overall and per scenario, and MageBench's published scores beside it
-    (:func:`summary`)."""
+    ``repeat``, ``frames``, ``decisions``, ``end``, ``goal``, ``stopped``; summary.json gets a
+    ``football`` section with the mean reward overall and per scenario, and MageBench's published
+    scores beside it (:func:`summary`)."""
 
-    inputs = ("step",)
     Params = FootballJudgeParams
     params: FootballJudgeParams
+    section = "football"
 
     async def setup(self) -> None:
         self.variant = self.params.variant
         ShapedReward(self.variant)  # validates the variant before the run starts
-        self.rewards: dict[str, ShapedReward] = {}
         self.sums: dict[str, list[float]] = defaultdict(list)
+        await super().setup()
 
     def _seat(self, info: dict[str, Any]) -> dict[str, Any] | None:
         seats = info.get("seats") or []
@@ -250,38 +252,33 @@ class FootballJudge(Node):
         left = [s for s in seats if s["team"] == "left"]
         return (left or seats or [None])[0]
 
-    @on_input("step")
-    async def score(self, msg: Message) -> None:
-        step = msg.body
-        info = step.get("info") or {}
-        eid = step["episode"]
-        seat = self._seat(info)
-        flip = seat is not None and seat["team"] == "right"
-        reward = self.rewards.get(eid)
-        if reward is None or step.get("t") == 0:  # step 0 again: an abandoned episode being replayed
-            reward = self.rewards[eid] = ShapedReward(self.variant)
-        if info.get("initial") is not None:
-            reward.start(mirror(info["initial"]) if flip else info["initial"])
-        for played in info.get("frames") or ():
-            state = mirror(played["state"]) if flip else played["state"]
-            code = played["codes"][seat["slot"]] if seat is not None else 0
-            reward.frame(state, int(code))
-        if not step.get("done"):
-            return
+    async def score(self, episode: JudgedEpisode, records: list[StepRecord]) -> dict[str, Any]:
+        """Replays every frame the episode's decisions played through the shaped reward."""
+        reward = ShapedReward(self.variant)
+        for record in records:
+            info = record["info"]
+            seat = self._seat(info)
+            flip = seat is not None and seat["team"] == "right"
+            if info.get("initial") is not None:
+                reward.start(mirror(info["initial"]) if flip else info["initial"])
+            for played in info.get("frames") or ():
+                state = mirror(played["state"]) if flip else played["state"]
+                code = played["codes"][seat["slot"]] if seat is not None else 0
+                reward.frame(state, int(code))
+        info = records[-1]["info"]
         reward.finish(info.get("end"))
-        del self.rewards[eid]
         total = reward.total
         scenario = str(info.get("scenario", ""))
         self.sums[scenario].append(total)
         metrics = {"reward": total, **{f"reward_{k}": v for k, v in reward.terms.items()},
                    "scenario": scenario, "repeat": info.get("repeat", 0), "frames": reward.frames,
-                   "decisions": int(step.get("t", 0)) + 1, "end": info.get("end") or "",
-                   "goal": float(reward.terms["goal"] > 0)}
-        if info.get("stopped"):
-            metrics["stopped"] = info["stopped"]
-        self.log.info("scored", episode=eid, scenario=scenario, reward=round(total, 2), end=metrics["end"])
-        await self.end_episode(eid, **metrics)
-        self.summarize("football", summary(self.variant, self.sums))
+                   "decisions": episode.labels["steps"], "end": info.get("end") or "",
+                   "goal": float(reward.terms["goal"] > 0), "stopped": episode.labels["stopped"]}
+        self.log.info("scored", episode=episode.id, scenario=scenario, reward=round(total, 2), end=metrics["end"])
+        return metrics
+
+    def summary(self) -> dict[str, Any] | None:
+        return summary(self.variant, self.sums) if self.sums else None
 
 
 def summary(variant: str, sums: dict[str, list[float]]) -> dict[str, Any]:

@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-from kernel.sdk.node import Message, Node, NodeParams, on_input
+from typing import Any
+
+from kernel.sdk.judge import JudgedEpisode, JudgeNode
+from kernel.sdk.steps import StepRecord
 
 
-class HelloJudge(Node):
+class HelloJudge(JudgeNode):
     """Success is reaching the target; the score rewards reaching it in few steps."""
 
-    inputs = ("step",)
-    Params = NodeParams  # none: a misspelt key is an error, not ignored
-
-    @on_input("step")
-    async def score(self, msg: Message) -> None:
-        step = msg.body
-        if not step["done"]:
-            return
-        info = step["info"]
-        steps = step["t"] + 1
-        optimal = info["target"]
-        score = 100.0 * optimal / steps if info["reached"] else 0.0
-        self.log.info("scored", episode=step["episode"], reached=info["reached"], steps=steps, score=round(score, 1))
-        await self.end_episode(step["episode"], success=float(info["reached"]), steps=steps, score=score)
+    async def score(self, episode: JudgedEpisode, records: list[StepRecord]) -> dict[str, Any]:
+        info = records[-1]["info"]
+        steps = episode.labels["steps"]
+        score = 100.0 * info["target"] / steps if info["reached"] else 0.0
+        self.log.info("scored", episode=episode.id, reached=info["reached"], steps=steps, score=round(score, 1))
+        return {"success": float(info["reached"]), "steps": steps, "score": score}

@@ -1,8 +1,8 @@
 """The KidGym judge: success rate per task and level, the paper's metric (100 rounds per cell).
 
 It ends each episode when the step stream says ``done``, with metrics ``success`` (1.0 or 0.0),
-``steps``, ``task``, ``level`` and ``round``, and keeps the run's table in summary.json under
-``kidgym``: per cell (``CL-L1``, ...) the episodes, successes and success rate, with the paper's
+``steps``, ``task``, ``level``, ``round`` and ``stopped``, and keeps the run's table in summary.json
+under ``kidgym``: per cell (``CL-L1``, ...) the episodes, successes and success rate, with the paper's
 random and human baselines beside them, and, when ``paper_model`` names a model of Table 2 (7, 8
 with ``paper_mode: cot`` / ``icl``), that model's published rate; plus the capability scores
 (App. D) once a capability's tasks have been played at all three levels.
@@ -17,7 +17,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from kernel.sdk.node import Message, Node, NodeParams, RemoteError, RequestTimeout, on_input
+from kernel.sdk.judge import JudgedEpisode, JudgeNode
+from kernel.sdk.node import NodeParams
+from kernel.sdk.steps import StepRecord
 from nodes.game.kidgym.paper import CAPABILITY, HUMAN, RANDOM, find_model, paper_rate
 from nodes.game.kidgym.scoring import capability_scores
 
@@ -29,36 +31,26 @@ class KidGymJudgeParams(NodeParams):
                                                             "tables paper_model is read from")
 
 
-class KidGymJudge(Node):
-    inputs = ("step",)
+class KidGymJudge(JudgeNode):
     Params = KidGymJudgeParams
     params: KidGymJudgeParams
+    section = "kidgym"
 
     async def setup(self) -> None:
         self.paper_model = self.params.paper_model
         self.paper_mode = self.params.paper_mode
         self.counts: dict[str, list[int]] = {}  # "CL-L1" -> [episodes, successes]
-        self.summarize("kidgym", self.summary())
+        await super().setup()
 
-    @on_input("step")
-    async def score(self, msg: Message) -> None:
-        step = msg.body
-        if not step.get("done"):
-            return
-        info = step.get("info") or {}
+    async def score(self, episode: JudgedEpisode, records: list[StepRecord]) -> dict[str, Any]:
+        info = records[-1]["info"]
         task, level = str(info["task"]), int(info["level"])
         success = bool(info.get("success"))
-        try:
-            await self.end_episode(step["episode"], success=float(success), steps=int(info.get("steps", step["t"] + 1)),
-                                   task=task, level=level, round=int(info.get("round", 0)),
-                                   stopped=int(bool(info.get("stopped"))))
-        except (RemoteError, RequestTimeout) as exc:
-            self.log.warning("episode not ended", episode=step["episode"], error=str(exc))
-            return
         cell = self.counts.setdefault(f"{task}-L{level}", [0, 0])
         cell[0] += 1
         cell[1] += int(success)
-        self.summarize("kidgym", self.summary())
+        return {"success": float(success), "steps": int(info.get("steps", episode.labels["steps"])), "task": task,
+                "level": level, "round": int(info.get("round", 0)), "stopped": episode.labels["stopped"]}
 
     def summary(self) -> dict[str, Any]:
         cells: dict[str, Any] = {}

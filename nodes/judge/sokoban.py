@@ -1,8 +1,9 @@
-"""MageBench's Sokoban judge: the score of each episode from the environment's ``step`` stream.
+"""MageBench's Sokoban judge: each episode's score from the environment's ``step`` stream.
 
-It keeps its own running total of the rewards (the environment's ``info`` supplies only the facts
-of the level: R_best, tier, id, success), so the score is computed once, here, by MageBench's rule
-(nodes/game/sokoban/scoring.py): best cumulative reward within the step budget - R_best + 100.
+The score is the game's (nodes/game/sokoban/game.py keeps it as it plays, by MageBench's rule in
+nodes/game/sokoban/scoring.py: best cumulative reward within the step budget - R_best + 100) and
+reaches the judge in the last step's ``info``; it is computed there once, so the bus, the
+Gymnasium env and the baseline script cannot disagree about it.
 
 Besides ending each episode with its metrics, it puts a ``sokoban`` section in summary.json: counts
 and sums per tier and overall, their means, and the paper's idle/random/human numbers beside them.
@@ -15,9 +16,12 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from kernel.sdk.node import Message, Node, NodeParams, on_input
-from nodes.game.sokoban.scoring import ScoreTracker
+from kernel.sdk.judge import JudgedEpisode, JudgeNode, Unscored
+from kernel.sdk.node import NodeParams
+from kernel.sdk.steps import StepRecord
 from nodes.game.sokoban.tiers import PAPER_BASELINES, TIERS
+
+_KEYS = ("score", "success", "steps", "optimal_steps", "best_reward", "r_best", "tier", "level")
 
 
 class SokobanJudgeParams(NodeParams):
@@ -25,42 +29,29 @@ class SokobanJudgeParams(NodeParams):
                                                 "(default: the set the environment says it plays)")
 
 
-class SokobanJudge(Node):
+class SokobanJudge(JudgeNode):
     """Scores each Sokoban episode from the environment's step stream, beside the paper's baselines."""
 
-    inputs = ("step",)
     Params = SokobanJudgeParams
     params: SokobanJudgeParams
+    section = "sokoban"
 
     async def setup(self) -> None:
-        self.trackers: dict[str, ScoreTracker] = {}
         self.totals: dict[str, dict[str, float]] = {}
         self.set_name: str | None = self.params.set
+        await super().setup()
 
-    @on_input("step")
-    async def judge(self, msg: Message) -> None:
-        step = msg.body
-        info = step["info"]
-        episode = step["episode"]
-        tracker = self.trackers.get(episode)
-        if tracker is None or step["t"] == 0:  # step 0 again: an abandoned episode being replayed
-            tracker = self.trackers[episode] = ScoreTracker(float(info["r_best"]))
-        if step["t"] < int(info.get("max_steps", 50)) and not info.get("stopped"):
-            tracker.add(float(step["reward"]))
-        if not step["done"]:
-            return
-        del self.trackers[episode]
-        score = tracker.score
-        success = bool(info["success"])
-        metrics = {"score": score, "success": float(success), "steps": int(info["steps"]),
-                   "optimal_steps": int(info["optimal_steps"]), "best_reward": tracker.best,
-                   "r_best": tracker.r_best, "invalid": int(info.get("invalid", 0)), "tier": info["tier"],
-                   "level": info["level"]}
-        self.log.info("scored", episode=episode, level=info["level"], score=round(score, 2), success=success)
+    async def score(self, episode: JudgedEpisode, records: list[StepRecord]) -> dict[str, Any]:
+        info = records[-1]["info"]
+        if missing := [k for k in _KEYS if k not in info]:
+            raise Unscored(f"the last step has no {', '.join(missing)}: is its env sokoban.env?")
+        score, success, steps = float(info["score"]), bool(info["success"]), int(info["steps"])
+        self.log.info("scored", episode=episode.id, level=info["level"], score=round(score, 2), success=success)
         self.set_name = self.set_name or info.get("set")
-        self._add(info["tier"], score, success, int(info["steps"]))
-        self.summarize("sokoban", self._summary())
-        await self.end_episode(episode, **metrics)
+        self._add(info["tier"], score, success, steps)
+        return {"score": score, "success": float(success), "steps": steps, "optimal_steps": int(info["optimal_steps"]),
+                "best_reward": float(info["best_reward"]), "r_best": float(info["r_best"]),
+                "invalid": episode.labels["invalid"], "tier": info["tier"], "level": info["level"]}
 
     def _add(self, tier: str, score: float, success: bool, steps: int) -> None:
         for key in ("all", tier):
@@ -70,7 +61,10 @@ class SokobanJudge(Node):
             t["successes"] += int(success)
             t["steps_sum"] += steps
 
-    def _summary(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, Any] | None:
+        if not self.totals:
+            return None
+
         def view(t: dict[str, float]) -> dict[str, float]:
             n = t["episodes"]
             return {**t, "score_mean": t["score_sum"] / n, "success_rate": t["successes"] / n,

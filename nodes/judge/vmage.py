@@ -24,7 +24,9 @@ import json
 from collections import Counter
 from typing import Any
 
-from kernel.sdk.node import Message, Node, NodeParams, on_input
+from kernel.sdk.judge import JudgedEpisode, JudgeNode
+from kernel.sdk.node import NodeParams
+from kernel.sdk.steps import StepRecord
 from nodes.game.vmage.paper import PAPER_SCORES
 
 
@@ -32,69 +34,28 @@ class VmageJudgeParams(NodeParams):
     pass
 
 
-class VmageJudge(Node):
+class VmageJudge(JudgeNode):
     """Ends each V-MAGE episode with its metrics and keeps per-level totals for summary.json."""
 
-    inputs = ("step",)
     Params = VmageJudgeParams
     params: VmageJudgeParams
+    section = "vmage"
 
     async def setup(self) -> None:
-        self.invalid: dict[str, int] = {}
-        self.drawn: dict[str, int] = {}
-        self.last_reply: dict[str, str] = {}
-        self.reply_runs: dict[str, int] = {}
         self.totals: dict[str, dict[str, Any]] = {}
+        await super().setup()
 
-    @on_input("step")
-    async def judge(self, msg: Message) -> None:
-        metrics = self.tally(msg.body)
-        if metrics is None:
-            return
-        episode = msg.body["episode"]
-        self.log.info("scored", episode=episode, game=metrics["game"], level=metrics["level"],
+    async def score(self, episode: JudgedEpisode, records: list[StepRecord]) -> dict[str, Any]:
+        metrics = tally(records)
+        self.log.info("scored", episode=episode.id, game=metrics["game"], level=metrics["level"],
                       score=metrics["score"], frames=metrics["frames"], reason=metrics["reason"])
         self._add(metrics)
-        self.summarize("vmage", self._summary())
-        await self.before_end(episode, metrics)
-        await self.end_episode(episode, **metrics)
+        await self.before_end(episode.id, metrics)
+        return metrics
 
     async def before_end(self, episode: str, metrics: dict[str, Any]) -> None:
         """Work a subclass must finish before the episode ends (judge.vmage_elo rates the run here):
         once the last episode has ended the run stops, so anything after end_episode may be cut."""
-
-    def tally(self, step: dict[str, Any]) -> dict[str, Any] | None:
-        """Count one step of the ``step`` stream; the episode's metrics when it ended, else None."""
-        info = step["info"]
-        episode = step["episode"]
-        if step["t"] == 0:  # (again: an abandoned episode being replayed starts afresh)
-            self.invalid[episode] = 0
-            self.drawn[episode] = 0
-            self.last_reply.pop(episode, None)
-            self.reply_runs[episode] = 0
-        if not info.get("stopped"):
-            if step["action"] is None:
-                self.invalid[episode] = self.invalid.get(episode, 0) + 1
-            if info.get("random_action") is not None:
-                self.drawn[episode] = self.drawn.get(episode, 0) + 1
-            reply = json.dumps(step["action"], sort_keys=True, default=str)
-            if self.last_reply.get(episode) != reply:
-                self.reply_runs[episode] = self.reply_runs.get(episode, 0) + 1
-                self.last_reply[episode] = reply
-        if not step["done"]:
-            return None
-        invalid = self.invalid.pop(episode, 0)
-        drawn = self.drawn.pop(episode, 0)
-        self.last_reply.pop(episode, None)
-        reply_runs = self.reply_runs.pop(episode, 0)
-        frames = int(info["frames"])
-        decisions = int(step["t"]) + 1
-        valid_rate = frames / (frames + invalid) if frames + invalid else 0.0
-        return {"score": float(info["score"]), "frames": frames, "decisions": decisions, "invalid": invalid,
-                "valid_rate": valid_rate, "valid_share": (decisions - invalid) / decisions,
-                "random_actions": drawn, "reply_runs": reply_runs, "reason": str(info.get("reason") or ""),
-                "game": info["game"],
-                "level": int(info["level"]), "round": int(info["round"]), "clock": info.get("clock", "lockstep")}
 
     def _add(self, m: dict[str, Any]) -> None:
         key = f"{m['game']}/{m['level']}"
@@ -106,7 +67,9 @@ class VmageJudge(Node):
         t["valid_rate_sum"] += m["valid_rate"]
         t["reasons"][m["reason"]] += 1
 
-    def _summary(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, Any] | None:
+        if not self.totals:
+            return None
         levels = {}
         for key in sorted(self.totals, key=lambda k: (self.totals[k]["game"], self.totals[k]["level"])):
             t = self.totals[key]
@@ -116,3 +79,32 @@ class VmageJudge(Node):
                            "reasons": dict(t["reasons"]),
                            "paper": dict(PAPER_SCORES.get(t["game"], {}).get(t["level"], {}))}
         return {"levels": levels}
+
+
+def tally(records: list[StepRecord]) -> dict[str, Any]:
+    """An ended episode's metrics from its records: a stop request's record is no decision of the
+    model, so it counts toward neither the invalid decisions nor the reply runs."""
+    invalid = drawn = reply_runs = 0
+    last_reply: str | None = None
+    for record in records:
+        info = record["info"]
+        if info.get("stopped"):
+            continue
+        if record["action"] is None:
+            invalid += 1
+        if info.get("random_action") is not None:
+            drawn += 1
+        reply = json.dumps(record["action"], sort_keys=True, default=str)
+        if reply != last_reply:
+            reply_runs += 1
+            last_reply = reply
+    last = records[-1]
+    info = last["info"]
+    frames = int(info["frames"])
+    decisions = last["t"] + 1
+    valid_rate = frames / (frames + invalid) if frames + invalid else 0.0
+    return {"score": float(info["score"]), "frames": frames, "decisions": decisions, "invalid": invalid,
+            "valid_rate": valid_rate, "valid_share": (decisions - invalid) / decisions,
+            "random_actions": drawn, "reply_runs": reply_runs, "reason": str(info.get("reason") or ""),
+            "game": info["game"], "level": int(info["level"]), "round": int(info["round"]),
+            "clock": info.get("clock", "lockstep")}

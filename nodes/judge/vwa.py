@@ -21,7 +21,9 @@ from urllib.parse import urlsplit
 from pydantic import Field, field_validator
 
 from kernel.sdk import FramebusError
-from kernel.sdk.node import Message, Node, NodeParams, on_input
+from kernel.sdk.judge import JudgedEpisode, JudgeNode, Unscored
+from kernel.sdk.node import Node, NodeParams
+from kernel.sdk.steps import StepRecord
 from nodes.browser.vwa.page import IMAGES_JS, PageImage
 from nodes.browser.vwa.tasks import TaskFileError, parse_task
 from nodes.judge import vwa_paper
@@ -97,70 +99,56 @@ class VwaJudgeParams(NodeParams):
         return vwa_paper.check_model(name)
 
 
-class VwaJudge(Node):
+class VwaJudge(JudgeNode):
     """Scores each VWA episode on its final page and ends it with the reward and the task's labels."""
 
-    inputs = ("step",)
     Params = VwaJudgeParams
     params: VwaJudgeParams
+    section = "vwa"
 
     async def setup(self) -> None:
         self.oracle: SitesOracle | None = None
         self.tally = Tally(self.params.paper_model)
-        self.summarize("vwa", self.tally.summary())
+        await super().setup()
 
-    @on_input("step")
-    async def judge(self, msg: Message) -> None:
-        step = msg.body
-        if not step["done"]:
-            return
-        episode, info = step["episode"], step["info"]
-        env = self.params.env or msg.src  # with replicas, the env that played this episode
+    def _env(self, episode: JudgedEpisode) -> str:
+        return self.params.env or episode.env  # with replicas, the env that played this episode
+
+    async def score(self, episode: JudgedEpisode, records: list[StepRecord]) -> dict[str, Any]:
+        info, env = records[-1]["info"], self._env(episode)
         try:
-            reply = await self.request(env, "vwa.task", {"episode": episode}, timeout=self.params.timeout_s)
+            reply = await self.request(env, "vwa.task", {"episode": episode.id}, timeout=self.params.timeout_s)
             task = parse_task(reply["task"], file=f"{env}:vwa.task", base_urls=None)
         except (FramebusError, TaskFileError) as exc:  # the env lost the task, or sent a bad one
-            await self._unscored(episode, f"{env}: vwa.task: {exc}", {})
-            await self._release(env, episode)
-            return
-        labels = {"task_id": str(task.task_id), "site": ",".join(task.sites), "evaluators": ",".join(task.eval.eval_types),
+            raise Unscored(f"{env}: vwa.task: {exc}") from None
+        labels: dict[str, Any] = {"task_id": str(task.task_id), "site": ",".join(task.sites), "evaluators": ",".join(task.eval.eval_types),
                   "reasoning_difficulty": task.difficulty("reasoning"), "visual_difficulty": task.difficulty("visual"),
-                  "overall_difficulty": task.difficulty("overall"), "steps": int(step["t"]) + 1,
-                  "answered": float(info.get("answer") is not None), "stopped": bool(info.get("stopped"))}
+                  "overall_difficulty": task.difficulty("overall"), **episode.labels,
+                  "answered": float(info.get("answer") is not None)}
+        page = BusPageServices(self, env, episode.id, self.params.timeout_s)
         try:
-            await self._score(env, episode, task, info, labels, reply.get("base_urls") or {})
-        finally:  # after the episode has ended: its sites' leases go with the page (a reset may follow)
-            await self._release(env, episode)
-
-    async def _release(self, env: str, episode: str) -> None:
-        if self.params.release:
-            try:
-                await self.request(env, "page.release", {"episode": episode}, timeout=self.params.timeout_s)
-            except FramebusError as exc:  # the env closed it meanwhile: nothing is lost
-                self.log.warning("page.release failed", episode=episode, error=str(exc))
-
-    async def _score(self, env: str, episode: str, task: Any, info: dict[str, Any], labels: dict[str, Any],
-                     base_urls: Mapping[str, str]) -> None:
-        page = BusPageServices(self, env, episode, self.params.timeout_s)
-        try:
-            graders = await self._graders(base_urls, task.eval.eval_types)
+            graders = await self._graders(reply.get("base_urls") or {}, task.eval.eval_types)
             result = await evaluate(task, answer=info.get("answer"), url=info.get("url"), page=page, graders=graders)
         except CannotScore as exc:
-            await self._unscored(episode, str(exc), labels)
-            return
+            raise Unscored(str(exc), labels) from None
         except FramebusError as exc:  # a page.* or grader request failed: the episode ends unscored
-            await self._unscored(episode, f"{type(exc).__name__}: {exc}", labels)
-            return
-        metrics: dict[str, Any] = {"success": float(result.reward), **labels,
-                                   **{f"score_{kind}": value for kind, value in result.scores.items()},
-                                   "graders": ",".join(f"{k}={v}" for k, v in sorted(result.graders.items())),
-                                   "failed_checks": [f"{c.evaluator}: {c.what} ({c.detail})" for c in result.checks
-                                                     if not c.passed][:8]}
-        self.log.info("scored", episode=episode, task=task.task_id, reward=result.reward)
-        await self.end_episode(episode, **metrics)
+            raise Unscored(f"{type(exc).__name__}: {exc}", labels) from None
+        self.log.info("scored", episode=episode.id, task=task.task_id, reward=result.reward)
         self.tally.add(task.sites, labels["reasoning_difficulty"], labels["visual_difficulty"], result.reward,
                        result.scores)
-        self.summarize("vwa", self.tally.summary())
+        return {"success": float(result.reward), **labels,
+                **{f"score_{kind}": value for kind, value in result.scores.items()},
+                "graders": ",".join(f"{k}={v}" for k, v in sorted(result.graders.items())),
+                "failed_checks": [f"{c.evaluator}: {c.what} ({c.detail})" for c in result.checks if not c.passed][:8]}
+
+    async def finished(self, episode: JudgedEpisode) -> None:
+        """After the episode has ended: its sites' leases go with the page (a reset may follow)."""
+        if self.params.release:
+            try:
+                await self.request(self._env(episode), "page.release", {"episode": episode.id},
+                                   timeout=self.params.timeout_s)
+            except FramebusError as exc:  # the env closed it meanwhile: nothing is lost
+                self.log.warning("page.release failed", episode=episode.id, error=str(exc))
 
     async def _graders(self, base_urls: Mapping[str, str], kinds: list[str]) -> Graders:
         p = self.params
@@ -183,12 +171,8 @@ class VwaJudge(Node):
             self.oracle = SitesOracle(keys)
         return self.oracle
 
-    async def _unscored(self, episode: str, reason: str, labels: dict[str, Any]) -> None:
-        self.log.error("cannot score", episode=episode, reason=reason)
-        await self.record_error("vwa.unscored", reason, episode)
-        await self.end_episode(episode, status="failed", **labels, reason=reason)
-        self.tally.unscored += 1
-        self.summarize("vwa", self.tally.summary())
+    def summary(self) -> dict[str, Any]:
+        return self.tally.summary(self.unscored)
 
 
 def primary_site(sites: list[str]) -> str:
@@ -206,7 +190,6 @@ class Tally:
         self.sites: dict[str, list[int]] = {}  # site -> [episodes, successes]
         self.cells: dict[tuple[str, str], list[int]] = {}  # (reasoning, visual) -> [episodes, successes]
         self.evaluators: dict[str, list[int]] = {}  # kind -> [episodes, successes, evaluator passed]
-        self.unscored = 0
 
     def add(self, sites: list[str], reasoning: str | None, visual: str | None, reward: float,
             scores: Mapping[str, float]) -> None:
@@ -219,11 +202,12 @@ class Tally:
         for kind, score in scores.items():
             _bump(self.evaluators.setdefault(kind, [0, 0, 0]), 1, win, int(score >= 1.0))
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self, unscored: int) -> dict[str, Any]:
+        """The section, with ``unscored`` (the episodes the judge could not score) beside the counts."""
         paper, human = self.paper_model, vwa_paper.HUMAN
         n, wins = self.sites.get("overall", [0, 0])
         out: dict[str, Any] = {"episodes": n, "successes": wins, "success_rate": wins / n if n else 0.0,
-                               "unscored": self.unscored, "paper_model_name": paper, "paper_source": vwa_paper.SOURCE}
+                               "unscored": unscored, "paper_model_name": paper, "paper_source": vwa_paper.SOURCE}
         order = [*vwa_paper.SITES, *sorted(k for k in self.sites if k not in (*vwa_paper.SITES, "overall")), "overall"]
         out["per_site"] = {site: {**_rates(self.sites.get(site, [0, 0])),
                                   "paper_model": vwa_paper.site_rate(paper, site),

@@ -32,7 +32,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from kernel.sdk.node import Message, Node, NodeParams, on_input
+from kernel.sdk.judge import JudgedEpisode, JudgeNode, Unscored
+from kernel.sdk.node import NodeParams
+from kernel.sdk.steps import StepRecord
 from nodes.browser.webui.render import Renderer
 from nodes.browser.webui.scoring import ERROR_KINDS, Report, score_folder
 from nodes.browser.webui.steps import TaskError
@@ -57,12 +59,12 @@ class WebUIJudgeParams(NodeParams):
                                     "that hangs costs its pictures, never the episode)")
 
 
-class WebUIJudge(Node):
+class WebUIJudge(JudgeNode):
     """Scores each WebUI episode's pages with AES and ends it with the metrics above."""
 
-    inputs = ("step",)
     Params = WebUIJudgeParams
     params: WebUIJudgeParams
+    section = "webui"
 
     async def setup(self) -> None:
         self.renderer = Renderer(self.params.chromium, self.params.settle_timeout_s)
@@ -70,24 +72,16 @@ class WebUIJudge(Node):
         self.targets: dict[tuple[str, int], list[webui_images.Capture]] = {}  # the targets of tasks without shots
         self.scores: dict[str, list[float]] = {}  # mode -> the episodes' AES
         self.errors = dict.fromkeys(ERROR_KINDS, 0)
-        self.unscored = 0
-        self.summarize("webui", self._summary())
+        await super().setup()
 
     async def teardown(self) -> None:
         if hasattr(self, "renderer"):
             await self.renderer.close()
 
-    @on_input("step")
-    async def judge(self, msg: Message) -> None:
-        step = msg.body
-        if not step["done"]:
-            return
-        episode, info = step["episode"], step["info"]
-        labels = {"steps": int(step["t"]) + 1, "invalid": int(info.get("invalid", 0)),
-                  "stopped": bool(info.get("stopped"))}
+    async def score(self, episode: JudgedEpisode, records: list[StepRecord]) -> dict[str, Any]:
+        info = records[-1]["info"]
         if not info.get("task") or not isinstance(info.get("pages"), list):
-            await self._unscored(episode, "the step has no task and pages: is its env webui.env?", labels)
-            return
+            raise Unscored("the step has no task and pages: is its env webui.env?")
         try:
             task = self._task(str(info["task"]))
             pages = list(info["pages"])
@@ -95,14 +89,13 @@ class WebUIJudge(Node):
             why = f"the episode ended before this round ({info.get('stopped') or 'time limit'})"
             reports += [_no_page(task.name, why) for _ in range(int(info.get("rounds", 1)) - len(reports))]
         except TaskError as exc:
-            await self._unscored(episode, str(exc), labels)
-            return
+            raise Unscored(str(exc)) from None
         except Exception as exc:  # noqa: BLE001 - the browser itself failed: on record, never a crash or a 0
-            await self._unscored(episode, f"scoring failed: {type(exc).__name__}: {exc}", labels)
-            return
+            raise Unscored(f"scoring failed: {type(exc).__name__}: {exc}") from None
         if self.params.images != "off":
-            await self._keep_images(episode, task, pages, reports)
-        await self._finish(episode, str(info.get("mode", "global")), reports, {"task": task.name, **labels})
+            await self._keep_images(episode.id, task, pages, reports)
+        return self._counted(episode.id, str(info.get("mode", "global")), reports,
+                             {"task": task.name, **episode.labels})
 
     def _task(self, root: str) -> Task:
         if root not in self.tasks:
@@ -142,7 +135,8 @@ class WebUIJudge(Node):
             await self.attach_images(episode, pictures, caption=caption, row="rounds",
                                      metrics=("aes", "task", "mode"))
 
-    async def _finish(self, episode: str, mode: str, reports: list[Report], labels: dict[str, Any]) -> None:
+    def _counted(self, episode: str, mode: str, reports: list[Report], labels: dict[str, Any]) -> dict[str, Any]:
+        """The episode's metrics from its rounds' reports, once they are added to the run's totals."""
         last = reports[-1]
         metrics: dict[str, Any] = {"aes": round(last.aes, 4), "mode": mode, **labels,
                                    **{f"errors_{kind}": int(n) for kind, n in last.errors.items()},
@@ -150,20 +144,12 @@ class WebUIJudge(Node):
         if mode == "online":
             metrics.update({f"aes_round_{k}": round(r.aes, 4) for k, r in enumerate(reports)})
         self.log.info("scored", episode=episode, aes=metrics["aes"], errors=last.errors)
-        await self.end_episode(episode, **metrics)
         self.scores.setdefault(mode, []).append(last.aes)
         for kind, n in last.errors.items():
             self.errors[kind] += int(n)
-        self.summarize("webui", self._summary())
+        return metrics
 
-    async def _unscored(self, episode: str, reason: str, labels: dict[str, Any]) -> None:
-        self.log.error("cannot score", episode=episode, reason=reason)
-        await self.record_error("webui.unscored", reason, episode)
-        await self.end_episode(episode, status="failed", reason=reason, **labels)
-        self.unscored += 1
-        self.summarize("webui", self._summary())
-
-    def _summary(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, Any]:
         every = [s for scores in self.scores.values() for s in scores]
         return {"episodes": len(every), "unscored": self.unscored, "rules": self.params.rules,
                 "mean_aes": sum(every) / len(every) if every else None,

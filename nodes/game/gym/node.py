@@ -9,7 +9,8 @@ lists, pictures as arrays through shared memory), ``text`` renders them for text
 MiniGrid-style ``mission`` is the ``goal``. Discrete actions get the env's own names (ALE's
 ``get_action_meanings()``, MiniGrid's action enum, highway-env's meta-actions, or the ``labels``
 param) and an agent sends the name; other action spaces take a list of numbers, checked against the
-space. ``terminated`` and ``truncated`` stay apart in ``info``; without a judge the node ends each
+space. ``terminated`` and ``truncated`` stay apart in ``info`` (and ``truncated`` is the step record's
+own field too); without a judge the node ends each
 episode with its ``return`` and ``length``. A bad ``id`` is refused by ``launch validate`` at the
 line of the ``id``, naming the package to install.
 
@@ -216,12 +217,12 @@ class GymEnv(EnvNode):
         self.terminated, self.truncated = bool(term), bool(trunc)
         return StepResult(float(reward), self.terminated or self.truncated,
                           {**sp.plain(info), "terminated": self.terminated, "truncated": self.truncated,
-                           "return": self.ret, "length": self.length})
+                           "return": self.ret, "length": self.length}, truncated=self.truncated)
 
     def metrics(self, last: StepRecord) -> dict[str, Any]:
         info = last["info"]
         out = {"return": self.ret, "length": self.length, "terminated": float(self.terminated),
-               "truncated": float(bool(info.get("truncated")))}
+               "truncated": float(last["truncated"])}
         for key in ("success", "is_success"):
             if key in info:
                 out["success"] = float(bool(info[key]))

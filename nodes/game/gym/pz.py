@@ -29,11 +29,12 @@ import importlib
 from typing import Any, Literal, Sequence
 
 import numpy as np
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 import kernel.sdk.spaces as decl
 from kernel.sdk.env import EnvNode, EnvParams, StepResult, judge_ends_episodes
 from kernel.sdk.node import Episode, service
+from kernel.sdk.steps import stop_reason
 from nodes.game.gym import spaces as sp
 from nodes.game.gym.moves import IdleParam, Moves
 
@@ -145,8 +146,8 @@ class PettingZooEnv(EnvNode):
         out: dict[str, tuple[Any, Any, bool, str | None]] = {}
         for agent, obs in seen.items():
             body = next(iter(got[f"action_{agent}"].values()), None)
-            if isinstance(body, dict) and body.get("stop"):
-                out[agent] = (None, None, False, f"{agent}: {body.get('reason') or 'stopped'}")
+            if (reason := stop_reason(body)) is not None:
+                out[agent] = (None, None, False, f"{agent}: {reason}")
                 continue
             moves = self.moves[agent]
             value, wrong = moves.parse(body, obs["actions"])
@@ -170,12 +171,13 @@ class PettingZooEnv(EnvNode):
                                        **{f"return_{a}": r for a, r in returns.items()})
 
     async def _publish_step(self, episode: Episode, t: int, action: Any, valid: bool, rewards: dict[str, float],
-                            done: bool, info: dict[str, Any]) -> None:
-        result = StepResult(float(sum(rewards.values())), done, info)
+                            done: bool, info: dict[str, Any], truncated: bool = False) -> bool:
+        result = StepResult(float(sum(rewards.values())), done, info, truncated)
         for w in self._wrappers:
             result = w.result(t, result)
         record = {"episode": episode.id, "t": t, "action": action, "valid": valid, "reward": result.reward,
-                  "rewards": rewards, "done": bool(result.done), "info": result.info}
+                  "rewards": rewards, "done": bool(result.done or result.truncated), "truncated": bool(result.truncated),
+                  "info": result.info}
         await self.publish("step", record, step=t)
         return record["done"]
 
@@ -205,7 +207,7 @@ class PettingZooEnv(EnvNode):
             done = not self._pz.agents
             info = {"terminations": sp.plain(terms), "truncations": sp.plain(truncs), "infos": sp.plain(infos),
                     "invalid": invalid, "stopped": False, "agents": live}
-            if await self._publish_step(episode, t, chosen, not bad, rewards, done, info):
+            if await self._publish_step(episode, t, chosen, not bad, rewards, done, info, _cut(done, terms, truncs)):
                 return t + 1, returns, invalid, None
             t += 1
         return t, returns, invalid, None
@@ -237,7 +239,8 @@ class PettingZooEnv(EnvNode):
             info = {"terminations": sp.plain(dict(self._pz.terminations)),
                     "truncations": sp.plain(dict(self._pz.truncations)), "invalid": invalid, "stopped": False,
                     "agent": agent}
-            if await self._publish_step(episode, t, {agent: name}, not wrong, rewards, done, info):
+            cut = _cut(done, self._pz.terminations, self._pz.truncations)
+            if await self._publish_step(episode, t, {agent: name}, not wrong, rewards, done, info, cut):
                 return t + 1, returns, invalid, None
             t += 1
         return t, returns, invalid, None
@@ -280,3 +283,9 @@ class PettingZooEnv(EnvNode):
     @service("oracle")
     def oracle(self, body: Any) -> Any:
         return None
+
+
+def _cut(done: bool, terms: dict[str, Any], truncs: dict[str, Any]) -> bool:
+    """Whether an episode that ends here was cut off (Gymnasium's ``truncated``): some agent was
+    truncated and none terminated by the game's rules."""
+    return done and any(bool(v) for v in truncs.values()) and not any(bool(v) for v in terms.values())

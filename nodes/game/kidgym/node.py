@@ -97,7 +97,7 @@ class KidGymEnv(EnvNode):
         info = {"task": game.code, "level": game.level, "round": self.round, "success": game.success,
                 "over": game.over, "step_success": out.step_success, "applied": out.valid,
                 "truncated": out.truncated, "steps": game.t, "max_steps": game.budget}
-        return StepResult(1.0 if game.success else 0.0, game.over, info)
+        return StepResult(1.0 if game.success else 0.0, game.over, info, truncated=out.truncated)
 
     def metrics(self, last: Any) -> dict[str, Any]:
         game = self._game()

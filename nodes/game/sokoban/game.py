@@ -104,6 +104,11 @@ class SokobanGame:
     def score(self) -> float:
         return self.tracker.score
 
+    @property
+    def truncated(self) -> bool:
+        """The step budget ran out before the level was solved (Gymnasium's ``truncated``)."""
+        return self.t >= self.max_steps and not self.board.solved and not self.stopped
+
     def info(self) -> dict[str, Any]:
         """The judge's view of the episode so far (carried in every ``step`` message)."""
         b = self.board

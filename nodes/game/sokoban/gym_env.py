@@ -85,9 +85,7 @@ class SokobanGymEnv(gymnasium.Env):
         if game.done:
             raise RuntimeError("step() after the episode ended; call reset()")
         out = game.play(ACTIONS[int(action)])
-        terminated = game.success
-        truncated = game.done and not terminated
-        return self._obs(), float(out.reward), terminated, truncated, self._info()
+        return self._obs(), float(out.reward), game.success, game.truncated, self._info()
 
     def render(self) -> np.ndarray | str | None:
         game = self._require()

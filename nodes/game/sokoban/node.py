@@ -68,7 +68,7 @@ class SokobanEnv(EnvNode):
     async def step(self, action: str | None) -> StepResult:
         assert self.game is not None
         step = self.game.play(action)
-        return StepResult(step.reward, step.done, self._info())
+        return StepResult(step.reward, step.done, self._info(), truncated=self.game.truncated)
 
     async def stop(self, reason: str) -> StepResult:
         assert self.game is not None
