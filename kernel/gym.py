@@ -51,6 +51,7 @@ from kernel.graphspaces import AgentSpaces, from_describe
 from kernel.launchfile import InputSpec, LaunchFile, NodeSpec
 from kernel.launchfile.pipeline import load
 from kernel.sdk.errors import RemoteError
+from kernel.sdk.installed import import_root
 from kernel.sdk.node import Message, Node
 from kernel.sdk.registry import load_node_class
 
@@ -240,7 +241,7 @@ class _Graph:
         lf = LaunchFile(name=self.lf.name, source=self.lf.source, bus=self.lf.bus,
                         nodes=[*self._specs, *self._stand_specs], run=self.lf.run)
         self.kernel, self.ipc_dir, env = await open_graph(lf, self._run_dir, self._cleanup, trace=None, keys=None)
-        root = str(Path(__file__).resolve().parents[1])
+        root = str(import_root())
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
 
         def on_exit(node_id: str, code: int | None, restart: bool) -> None:
