@@ -25,6 +25,7 @@ from rich.console import Console
 from kernel.graph.runner import open_graph
 from kernel.graph.supervisor import Supervisor
 from kernel.launchfile import BusSpec, InputSpec, LaunchFile, NodeSpec, RunSpec
+from kernel.sdk.installed import import_root
 from kernel.sdk.node import Node
 from kernel.sdk.runtime import NodeRuntime
 
@@ -111,7 +112,7 @@ class Harness:
         self.kernel, self.ipc_dir, env = await open_graph(self.launch_file, self.run_dir, self._cleanup,
                                                           trace=self.trace, keys=None)
         self._cleanup.push_async_callback(self._stop_locals)  # once the kernel told them to stop
-        root = str(Path(__file__).resolve().parents[2])
+        root = str(import_root())
         env["PYTHONPATH"] = os.pathsep.join(p for p in (os.getcwd(), root, os.environ.get("PYTHONPATH")) if p)
         self.exits: list[tuple[str, int | None, bool]] = []
 

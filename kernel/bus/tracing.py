@@ -7,6 +7,7 @@ no-op that costs one attribute check, so the hot path pays nothing.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import sys
@@ -19,6 +20,20 @@ _provider: Any = None
 MODES = ("console", "otlp", "file")
 
 
+def missing(mode: str) -> str | None:
+    """Why ``mode`` cannot export here, or None: OpenTelemetry is an extra (``framebus[trace]``),
+    so a run asked to trace says so before any node starts rather than failing in each of them."""
+    needed = ["opentelemetry.sdk"] + (["opentelemetry.exporter.otlp.proto.http"] if mode == "otlp" else [])
+    for name in needed:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except ModuleNotFoundError:  # its parent package is not installed either
+            found = False
+        if not found:
+            return f"--trace {mode} needs {name}, which is not installed: pip install 'framebus[trace]'"
+    return None
+
+
 def configure(mode: str | None, service: str, run_dir: str | None = None, *, ship: IO[str] | None = None) -> None:
     """Install a tracer provider for this process; ``file`` writes JSON lines to run_dir/traces/,
     or to ``ship`` (a node on another machine: kernel.bus.results sends them to the kernel, which
@@ -28,6 +43,9 @@ def configure(mode: str | None, service: str, run_dir: str | None = None, *, shi
         return
     if mode not in MODES:
         raise ValueError(f"unknown trace exporter {mode!r}; allowed: {', '.join(MODES)}")
+    problem = missing(mode)
+    if problem:
+        raise RuntimeError(problem)
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor

@@ -50,6 +50,7 @@ from kernel.graph.supervisor import Supervisor
 from kernel.gym.spaces import AgentSpaces, from_describe
 from kernel.launchfile import InputSpec, LaunchFile, NodeSpec
 from kernel.launchfile.pipeline import load
+from kernel.sdk.installed import import_root
 from kernel.sdk.node import Message, Node
 from kernel.sdk.registry import load_node_class
 from kernel.sdk.runtime import NodeRuntime
@@ -241,7 +242,7 @@ class _Graph:
         lf = LaunchFile(name=self.lf.name, source=self.lf.source, bus=self.lf.bus,
                         nodes=[*self._specs, *self._stand_specs], run=self.lf.run)
         self.kernel, self.ipc_dir, env = await open_graph(lf, self._run_dir, self._cleanup, trace=None, keys=None)
-        root = str(Path(__file__).resolve().parents[1])
+        root = str(import_root())
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
 
         def on_exit(node_id: str, code: int | None, restart: bool) -> None:

@@ -9,14 +9,17 @@ from pathlib import Path
 import yaml
 
 from kernel.launchfile.errors import LaunchError, closest
+from kernel.sdk.installed import package_folder
 
 LAUNCH_PATH_ENV = "FRAMEBUS_LAUNCH_PATH"
 YAML_SUFFIXES = (".yaml", ".yml")
 
 
 def bundled_dir() -> Path:
-    """The launch files shipped with the project, found by bare name."""
-    return Path(__file__).resolve().parents[2] / "launch"
+    """The launch files shipped with framebus, found by bare name: package data of this package in
+    a wheel; in a checkout the ``bundled`` link resolves to the repository's ``launch/`` folder, so
+    a path shown to the user is the file to edit."""
+    return (package_folder("kernel.launchfile") / "bundled").resolve()
 
 
 def _search_dirs(environ: Mapping[str, str] | None = None) -> list[Path]:

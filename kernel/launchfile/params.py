@@ -18,6 +18,7 @@ from kernel.launchfile.errors import closest
 from kernel.launchfile.schema import LaunchFile
 from kernel.launchfile.translate import translate
 from kernel.launchfile.tree import Y, child_path, err
+from kernel.sdk.installed import install_hint
 
 NodeClassLoader = Callable[[str], Any]
 """``uses`` value -> the node class (anything with ``Params`` and ``parse_params``)."""
@@ -41,6 +42,10 @@ def check_params(lf: LaunchFile, nodes_y: list[Y], load_class: NodeClassLoader) 
             raise err(y.value["uses"], f"node '{spec.id}': cannot load {spec.uses}: {last}") from None
         try:
             parsed[spec.id] = cls.parse_params(spec.params)
+        except ModuleNotFoundError as exc:  # a validator that needs the pack's own dependency
+            hint = install_hint(exc.name) if exc.name else None
+            raise err(y.value["uses"], f"node '{spec.id}': {spec.uses} cannot check its params: {exc}"
+                                       + (f" ({hint})" if hint else "")) from None
         except ValidationError as exc:
             params_y = y.get("params") or Y({}, y.mark, child_path(y.path, "params"), y.mark)
             raise translate(exc, params_y, cls.Params, key_prefix=f"nodes.{spec.id}.params",

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from kernel.bus.errors import FramebusError
+from kernel.sdk.installed import install_hint
 
 if TYPE_CHECKING:
     from kernel.sdk.node import Node
@@ -55,7 +56,13 @@ def load_node_class(uses: str) -> type[Node]:
     # Imported here: the launch-file loader resolves names too, and must not load the bus (numpy) for it.
     from kernel.sdk.node import Node
 
-    cls = pkgutil.resolve_name(resolve_uses(uses))
+    try:
+        cls = pkgutil.resolve_name(resolve_uses(uses))
+    except ModuleNotFoundError as exc:  # a pack's dependency that this install left out
+        hint = install_hint(exc.name) if exc.name else None
+        if hint is None:
+            raise
+        raise ModuleNotFoundError(f"{exc} ({hint})", name=exc.name) from None
     if not (isinstance(cls, type) and issubclass(cls, Node)):
         raise TypeError(f"{uses} is not a framebus Node class")
     return cls

@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kernel import launchfile
-from kernel.bus import logs, outlet
+from kernel.bus import logs, outlet, tracing
 from kernel.bus.errors import FramebusError
 from kernel.bus.resultsdb import ResultsDbError, ResultsNotWritten
 from kernel.launchfile import LaunchError
@@ -172,6 +172,8 @@ class PreflightFailed(FramebusError):
 
 def _run(args: argparse.Namespace) -> int:
     lf = _load(args, check=True)
+    if args.trace and (problem := tracing.missing(args.trace)):
+        raise PreflightFailed(problem)
     if args.record:
         from kernel.tools.record import with_recorder
 
