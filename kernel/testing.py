@@ -79,7 +79,7 @@ class Harness:
         """Add a node under test; it runs as its own process, as under ``launch run``.
 
         ``ship_results``: the node is told to send its results (step records, pictures, trace and
-        log lines) to the kernel over the bus, as a node on another machine is (kernel.bus.results)."""
+        log lines) to the kernel over the bus, as a node on another machine is (kernel.bus.outbox)."""
         if ship_results:
             self._shipping.add(node_id)
         uses = None if cmd else (cls if isinstance(cls, str) else f"{cls.__module__}:{cls.__qualname__}")

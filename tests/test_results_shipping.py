@@ -1,5 +1,5 @@
 """Results of a node that runs on another machine than the run folder reach the run folder over the
-bus (kernel.bus.results, kernel.graph.results): a node told ``results: bus`` (real processes, real
+bus (kernel.bus.outbox, kernel.graph.inbox): a node told ``results: bus`` (real processes, real
 sockets) ships its step records, pictures, log lines and trace spans, and the kernel writes them
 where, and as, the node would have; what should not come (from a node that writes its own, a
 malformed batch, a flood) is refused and counted, and the kernel goes on."""
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from kernel.bus.errors import RemoteError
-from kernel.bus.results import own_run_dir
+from kernel.bus.outbox import own_run_dir
 from kernel.sdk.media import read_sets
 from kernel.testing import Harness
 from tests.nodes_results import Broken, Flooder, Reporter, Sender
@@ -119,10 +119,10 @@ async def test_a_flood_is_held_back_by_the_kernel_s_bound_and_loses_nothing(tmp_
     """300 step records of 20 kB (12 MB with their rows) in one burst, against a kernel that holds at
     most 256 kB of a node's results unwritten, on a slow disk: the kernel says busy, the node sends again later, and every record
     arrives, once; the kernel's heartbeats go on (no node gives up on it)."""
-    from kernel.graph import results
+    from kernel.graph import inbox
 
-    monkeypatch.setattr(results, "NODE_BACKLOG", 256 * 1024)
-    write = results.ResultsInbox._write
+    monkeypatch.setattr(inbox, "NODE_BACKLOG", 256 * 1024)
+    write = inbox.ResultsInbox._write
 
     gate_until = time.monotonic() + 30
 
@@ -136,7 +136,7 @@ async def test_a_flood_is_held_back_by_the_kernel_s_bound_and_loses_nothing(tmp_
         time.sleep(0.05)
         write(self, node, items)
 
-    monkeypatch.setattr(results.ResultsInbox, "_write", slow_disk)
+    monkeypatch.setattr(inbox.ResultsInbox, "_write", slow_disk)
     async with Harness(quiet=True, episodes=1, run_dir=tmp_path) as h:
         h.add("flood", Flooder, ship_results=True, params={"n": 300, "size": 20_000})
         await h.start()

@@ -32,7 +32,7 @@ class JsonLinesTee:
     form, and no timestamp (the terminal already orders lines in time)."""
 
     def __init__(self, path: Path | None, ship: Any = None) -> None:
-        """``ship``: an outbox (kernel.bus.results) that sends the lines to the kernel, for a node on
+        """``ship``: an outbox (kernel.bus.outbox) that sends the lines to the kernel, for a node on
         another machine than the run folder; else the lines go to ``path``."""
         if ship is not None:
             self._write = lambda line: ship.put_lines("log", line.encode())
@@ -50,7 +50,7 @@ class JsonLinesTee:
 
 
 def configure(name: str, log_dir: str | Path | None = None, *, colors: bool | None = None, ship: Any = None) -> None:
-    """``ship``: the node's outbox when its log lines go to the kernel (kernel.bus.results)."""
+    """``ship``: the node's outbox when its log lines go to the kernel (kernel.bus.outbox)."""
     processors: list[Any] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,

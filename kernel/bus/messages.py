@@ -220,7 +220,7 @@ Tap = Annotated[tuple[_Str, _Str, _Str, Any, Any, Any, Any], pydantic.Strict(Fal
 (a ``tap`` message's body is a list of them)."""
 
 
-# a batch of results from a node on another machine (kernel.bus.results): bytes of whole lines, a
+# a batch of results from a node on another machine (kernel.bus.outbox): bytes of whole lines, a
 # step record as its line and row, a set of encoded pictures
 StepRow = Annotated[tuple[_Str, Union[float, int], Any, Any, _Str], pydantic.Strict(False)]
 Picture = Annotated[tuple[_Str, bytes, Literal[".png", ".jpg"], int, int], pydantic.Strict(False)]

@@ -268,7 +268,7 @@ class StepStore:
                         json.dumps(record, default=json_default)], attempt_of(record))
 
     def write_row(self, row: Sequence[Any], attempt: int | None = None) -> None:
-        """``row``: ts, episode, t and the record's JSON (kernel.bus.results.step_item); ``attempt``:
+        """``row``: ts, episode, t and the record's JSON (kernel.bus.outbox.step_item); ``attempt``:
         the record's (``attempt_of``)."""
         ts, episode, t, record = row
         self._writer.put((STEP_SQL, (ts, self.node, episode, t, record, attempt)))

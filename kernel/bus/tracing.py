@@ -36,7 +36,7 @@ def missing(mode: str) -> str | None:
 
 def configure(mode: str | None, service: str, run_dir: str | None = None, *, ship: IO[str] | None = None) -> None:
     """Install a tracer provider for this process; ``file`` writes JSON lines to run_dir/traces/,
-    or to ``ship`` (a node on another machine: kernel.bus.results sends them to the kernel, which
+    or to ``ship`` (a node on another machine: kernel.bus.outbox sends them to the kernel, which
     writes them into that file on the launching machine)."""
     global _tracer, _propagator, _provider
     if not mode:

@@ -27,8 +27,8 @@ from kernel.bus.protocol import CTL, DATA, ERR, REP, REQ, TAP, Message
 from kernel.bus.sockets import inbox_router, readable, recv_frames, recv_frames_keyed
 from kernel.graph import services, trust
 from kernel.graph.episodes import EpisodeBook
+from kernel.graph.inbox import ResultsInbox
 from kernel.graph.keys import RunKeys
-from kernel.graph.results import ResultsInbox
 from kernel.graph.summary import merge_sections
 from kernel.launchfile import LaunchFile, NodeSpec
 
@@ -497,7 +497,7 @@ class Kernel:
                        dst=msg.src, cid=msg.cid)
 
     def take_results(self, src: str, body: dict[str, Any], nbytes: int) -> dict[str, Any]:
-        """A batch of results shipped by a node on another machine (kernel.bus.results), its body
+        """A batch of results shipped by a node on another machine (kernel.bus.outbox), its body
         already checked: queued for the writer thread, or refused (a node that writes its results
         itself, or any other sender) and counted."""
         if not self.ships(src):

@@ -60,7 +60,7 @@ def run_error(kernel: Kernel, src: str, body: dict[str, Any]) -> bool:
 
 
 def results(kernel: Kernel, src: str, body: dict[str, Any]) -> dict[str, Any]:
-    """A batch of results from a node on another machine (kernel.bus.results, kernel.graph.results)."""
+    """A batch of results from a node on another machine (kernel.bus.outbox, kernel.graph.inbox)."""
     return kernel.take_results(src, body, results_size(body["items"]))
 
 

@@ -215,7 +215,7 @@ class ResultsStore:
         self._writer.put(("INSERT INTO errors VALUES (?, ?, ?, ?, ?)", (time.time(), node, episode, kind, message)))
 
     def steps(self, rows: list[tuple[Any, ...]]) -> None:
-        """Step records of nodes on other machines (kernel.graph.results), as their own processes
+        """Step records of nodes on other machines (kernel.graph.inbox), as their own processes
         would have written them: ts, node, episode, t, record, attempt."""
         self._writer.put((STEP_SQL, rows))
 

@@ -20,7 +20,7 @@ import structlog
 from rich.console import Console
 from rich.text import Text
 
-from kernel.bus import outlet, results
+from kernel.bus import outbox, outlet
 from kernel.bus.lifeline import die_with_parent
 from kernel.launchfile import NodeSpec
 from kernel.launchfile.limits import PARAMS_ENV, params_json
@@ -60,7 +60,7 @@ class Supervisor:
         self.width = max((len(n) for n in self.procs), default=4)
         self.stopping = False
         self.log_files: list[outlet.FileOutlet] = []  # for the count of lines the disk did not take
-        # Nodes that ship their results to the kernel (kernel.bus.results) rather than write them into
+        # Nodes that ship their results to the kernel (kernel.bus.outbox) rather than write them into
         # the run folder: those on another machine. None here (a test harness may name some); a
         # cluster backend decides per start, before the process starts.
         self.shipping: set[str] = set()
@@ -83,7 +83,7 @@ class Supervisor:
         if spec.uses:
             env["FRAMEBUS_USES"] = spec.uses
         if spec.id in self.shipping:
-            env[results.ENV] = "bus"
+            env[outbox.ENV] = "bus"
         try:
             proc.process = await self._start_process(spec, env)
         except OSError as exc:

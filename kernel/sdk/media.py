@@ -6,7 +6,7 @@ them. So the node writes them itself, under ``RUN/media/<node>/<episode>/``, and
 ``RUN/media/<node>/index.jsonl`` (one file per node: two processes never append to one file). The
 report (``launch report``) reads that index; the kernel never looks at it, so it knows nothing of
 what the pictures are. A node on another machine than the run folder encodes the set itself and
-ships it to the kernel (kernel.bus.results), which writes it with ``store_set``, as the node would.
+ships it to the kernel (kernel.bus.outbox), which writes it with ``store_set``, as the node would.
 
 One call is one set, a row in the report: its pictures side by side under its caption. A set is
 named by its ``row`` (the caption when none is given, but a caption may carry a score that changes
@@ -98,7 +98,7 @@ def encode_set(pictures: Sequence[tuple[str, Picture]], max_px: int | None = MAX
 def store_set(run_dir: Path, node: str, episode: str, encoded: Sequence[Encoded], *, caption: str = "",
               row: str | None = None, metrics: Sequence[str] = (), when: float | None = None) -> list[Path]:
     """Write an encoded set's files and append its index line; blocking. The kernel calls it for a
-    node on another machine (kernel.bus.results), with the node's ``when``."""
+    node on another machine (kernel.bus.outbox), with the node's ``when``."""
     if not encoded:
         raise ValueError("a set of pictures needs at least one picture")
     folder = run_dir / MEDIA_DIR / slug(node)

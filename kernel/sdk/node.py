@@ -195,14 +195,14 @@ class Node:
         episode: the run may stop once its last episode has ended. Without a run folder (a unit
         test's node) nothing is written and the list is empty. A node on another machine than the
         run folder encodes the pictures and ships them to the kernel, which writes them
-        (kernel.bus.results); the paths returned are where they land in the run folder."""
+        (kernel.bus.outbox); the paths returned are where they land in the run folder."""
         rt = self._rt
         if not rt.run_dir:
             return []
         from kernel.sdk.media import encode_set, set_paths, write_set
 
         if getattr(rt, "ships", False) and rt.outbox is not None:
-            from kernel.bus.results import media_item
+            from kernel.bus.outbox import media_item
 
             encoded = await asyncio.to_thread(encode_set, list(pictures), max_px)
             item = media_item(_eid(episode), encoded, caption=caption, row=row, metrics=tuple(metrics))
@@ -218,7 +218,7 @@ class Node:
         """Append one step record (what the node saw, asked, got back and did) to the run: a row of
         the ``steps`` table of ``RUN/results.sqlite`` and a line of ``RUN/steps/<id>.jsonl``. Never
         waits: a thread writes them, or, for a node on another machine, the kernel does once they
-        are shipped (kernel.bus.results). The record gets a ``ts`` unless it has one; without a run
+        are shipped (kernel.bus.outbox). The record gets a ``ts`` unless it has one; without a run
         folder (a unit test's node) nothing is written."""
         self._rt.record_step({"ts": round(time.time(), 3), **record})
 

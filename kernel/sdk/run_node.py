@@ -11,7 +11,8 @@ import json
 import os
 import sys
 
-from kernel.bus import logs, outlet, results
+from kernel.bus import logs, outlet
+from kernel.bus import outbox as outbox_
 from kernel.bus.curve import NodeCurve
 from kernel.sdk.registry import load_node_class
 from kernel.sdk.runtime import NodeRuntime
@@ -20,9 +21,9 @@ from kernel.sdk.runtime import NodeRuntime
 def main() -> int:
     node_id = os.environ["FRAMEBUS_NODE_ID"]
     outbox = None
-    if results.shipping():  # on another machine than the run folder: results go to the kernel
-        outbox = results.Outbox()
-        own = results.own_run_dir(os.environ.get("FRAMEBUS_RUN_DIR") or node_id)
+    if outbox_.shipping():  # on another machine than the run folder: results go to the kernel
+        outbox = outbox_.Outbox()
+        own = outbox_.own_run_dir(os.environ.get("FRAMEBUS_RUN_DIR") or node_id)
         # The run folder's paths mean nothing here: what the node writes itself goes to a folder of its own.
         os.environ["FRAMEBUS_RUN_DIR"], os.environ["FRAMEBUS_LOG_DIR"] = str(own), str(own / "logs")
     logs.configure(node_id, os.environ.get("FRAMEBUS_LOG_DIR"), ship=outbox)

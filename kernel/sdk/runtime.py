@@ -24,7 +24,7 @@ import structlog
 import zmq
 
 from kernel.bus import messages, outlet, protocol, tracing
-from kernel.bus import results as results_
+from kernel.bus import outbox as outbox_
 from kernel.bus.badtraffic import BadTraffic, truncated
 from kernel.bus.calls import Calls, current_traceparent, traceparent_var
 from kernel.bus.curve import CurveServer, NodeCurve
@@ -61,7 +61,7 @@ class NodeRuntime:
 
     def __init__(self, node: Node, node_id: str, kernel_endpoint: str, *, inbox_dir: str | None = None,
                  tcp_host: str | None = None, exit_on_orphan: bool = True, curve: NodeCurve | None = None,
-                 params: dict[str, Any] | None = None, outbox: results_.Outbox | None = None) -> None:
+                 params: dict[str, Any] | None = None, outbox: outbox_.Outbox | None = None) -> None:
         self.node = node
         if params is not None:  # ports that depend on params must be known before the hello
             node.params = type(node).parse_params(params)
@@ -81,13 +81,13 @@ class NodeRuntime:
         self.run: dict[str, Any] = {}
         self.run_dir: str | None = None  # the run folder, on the launching machine
         # Results (step records, pictures, trace and log lines): written into the run folder by this
-        # process, or shipped to the kernel when it runs on another machine (kernel.bus.results; the
+        # process, or shipped to the kernel when it runs on another machine (kernel.bus.outbox; the
         # welcome's "results" says which). ``outbox`` may come before the welcome, with log lines.
         self.ships = False
         self.observers: frozenset[str] = frozenset()  # readers that only watch (the welcome's)
         self.outbox = outbox
         self.own_dir: Path | None = None  # a shipping node's own folder, on its machine
-        self._local_results: results_.LocalResults | None = None
+        self._local_results: outbox_.LocalResults | None = None
         self.max_bytes = protocol.DEFAULT_MAX_MESSAGE_BYTES
         self.heartbeat = 0.5
         self.grace = 3.0  # until the welcome says the run's (bus.grace): a kernel never reached is not waited for
@@ -163,7 +163,7 @@ class NodeRuntime:
         return Path(self.run_dir) if self.run_dir else None
 
     def record_step(self, record: dict[str, Any]) -> None:
-        """Append a step record to the run's steps (kernel.bus.results); never waits. A record of an
+        """Append a step record to the run's steps (kernel.bus.outbox); never waits. A record of an
         episode being played again is stamped with its attempt, so it stays apart from the records
         of the attempt that was abandoned."""
         attempt = self.attempts.get(record.get("episode")) if self.attempts else None  # type: ignore[arg-type]
@@ -173,7 +173,7 @@ class NodeRuntime:
             self.outbox.put_step(record)
         elif self.run_dir:
             if self._local_results is None:
-                self._local_results = results_.LocalResults(Path(self.run_dir), self.id)
+                self._local_results = outbox_.LocalResults(Path(self.run_dir), self.id)
             self._local_results.step(record)
 
     async def _ship_the_rest(self) -> None:
@@ -339,8 +339,8 @@ class NodeRuntime:
         self.run_dir = w["run_dir"]
         self.ships = w["results"] == "bus"
         if self.ships:
-            self.outbox = self.outbox or results_.Outbox()
-            self.own_dir = results_.own_run_dir(self.run_dir or self.id)
+            self.outbox = self.outbox or outbox_.Outbox()
+            self.own_dir = outbox_.own_run_dir(self.run_dir or self.id)
         elif self.outbox is not None:
             log.warning("started to ship results, but the kernel says this node writes them itself; "
                         "the log lines sent are refused", node=self.id)
@@ -366,7 +366,7 @@ class NodeRuntime:
         self.links.configure(w["outputs"], f"{run_tag}-{self.id}-{os.getpid()}", w["rates"],
                              records=tuple(type(self.node).records), records_delay=w["records_delay"])
         tracing.configure(w["trace"], self.id, self.run_dir,
-                          ship=results_.LineSink(self.outbox, "trace") if self.ships and self.outbox else None)
+                          ship=outbox_.LineSink(self.outbox, "trace") if self.ships and self.outbox else None)
         self._update_peers(w["peers"])
 
     # sockets ----------------------------------------------------------------------------------

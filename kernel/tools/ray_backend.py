@@ -31,7 +31,7 @@ import structlog
 from pydantic import BaseModel, ByteSize, ConfigDict, Field, ValidationError, field_validator, model_validator
 from rich.console import Console
 
-from kernel.bus import results
+from kernel.bus import outbox
 from kernel.bus.lifeline import die_with_parent
 from kernel.graph.supervisor import Proc, Supervisor
 from kernel.launchfile import LaunchError, LaunchFile, NodeSpec, is_loopback
@@ -156,8 +156,8 @@ class FramebusNode:
         if host and not is_loopback(host):
             full["FRAMEBUS_TCP_HOST"] = node_ip  # the inbox listens on this machine's address
         # Paths of the launching machine. A node here on another machine ships its results instead
-        # (kernel.bus.results) and writes its own files in a folder of its own: no run folder is made.
-        for key in ("FRAMEBUS_IPC_DIR",) if full.get(results.ENV) == "bus" else ("FRAMEBUS_IPC_DIR", "FRAMEBUS_LOG_DIR"):
+        # (kernel.bus.outbox) and writes its own files in a folder of its own: no run folder is made.
+        for key in ("FRAMEBUS_IPC_DIR",) if full.get(outbox.ENV) == "bus" else ("FRAMEBUS_IPC_DIR", "FRAMEBUS_LOG_DIR"):
             if full.get(key):
                 Path(full[key]).mkdir(parents=True, exist_ok=True)
         started = threading.Event()
@@ -474,9 +474,9 @@ class RaySupervisor(Supervisor):
         the process starts, so the kernel knows before the node's first word."""
         machine = await _wait_ref(actor.where.remote())
         ships = self.cluster.home is not None and machine != self.cluster.home
-        env = {k: v for k, v in env.items() if k != results.ENV}
+        env = {k: v for k, v in env.items() if k != outbox.ENV}
         if ships:
-            env[results.ENV] = "bus"
+            env[outbox.ENV] = "bus"
             self.shipping.add(spec.id)
         else:
             self.shipping.discard(spec.id)

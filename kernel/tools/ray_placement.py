@@ -19,7 +19,7 @@ machine when the place cannot take the node (gone, too small, or full now).
 
 A node without ``placement:`` whose class writes into the run folder itself (``Node.launching_host``:
 the recorder of ``--record``) is pinned to the launching machine, where the run folder is; every
-other node ships what it leaves in the run folder when it lands elsewhere (kernel.bus.results).
+other node ships what it leaves in the run folder when it lands elsewhere (kernel.bus.outbox).
 """
 
 from __future__ import annotations

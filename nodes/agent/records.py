@@ -4,7 +4,7 @@ They are written as each step happens, to the run's results database (``steps`` 
 JSON line in ``RUN/steps/<agent>.jsonl``, so a crashed run still explains itself and ``jq`` or
 pandas read them; images are noted by size, not stored (the recorder stores frames). Both writes
 are queued to threads (kernel.bus.resultsdb, kernel.bus.outlet), or shipped to the kernel from an
-agent on another machine (kernel.bus.results): the agent's loop never waits on the disk.
+agent on another machine (kernel.bus.outbox): the agent's loop never waits on the disk.
 """
 
 from __future__ import annotations

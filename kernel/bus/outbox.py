@@ -10,7 +10,7 @@ is told to **ship** them instead: ``FRAMEBUS_RESULTS=bus`` in its environment (f
 written before the kernel answers) and ``results: "bus"`` in its welcome. It then queues them in an
 :class:`Outbox` and sends them to the kernel in batches (the ``results`` service, msgpack like every
 other message), and the kernel writes them into the run folder from a thread of its own
-(kernel.graph.results), byte for byte what the node would have written.
+(kernel.graph.inbox), byte for byte what the node would have written.
 
 The outbox never blocks the node: ``put`` only appends (from any thread), and its bytes are bounded
 (:data:`OUTBOX_BYTES`): past that, new items are dropped and counted, not waited for. At most

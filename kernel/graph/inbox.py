@@ -1,5 +1,5 @@
 """The kernel's side of shipped results: what nodes on other machines send over the bus (log and
-trace lines, step records, pictures; kernel.bus.results) is written into the run folder here, on
+trace lines, step records, pictures; kernel.bus.outbox) is written into the run folder here, on
 the launching machine, exactly where and as the node would have written it itself.
 
 The event loop only checks a batch, counts it and queues it (``take``); one thread of its own writes
@@ -20,7 +20,7 @@ from typing import IO, Any
 
 import structlog
 
-from kernel.bus.results import LINES, ResultsBusy
+from kernel.bus.outbox import LINES, ResultsBusy
 from kernel.bus.resultsdb import attempt_of, not_written
 from kernel.graph.store import ResultsStore
 from kernel.sdk.media import store_set
