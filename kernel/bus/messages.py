@@ -23,9 +23,10 @@ from typing import Annotated, Any, Literal, Optional, Union
 import pydantic
 from typing_extensions import NotRequired, Required, TypedDict, is_typeddict  # pydantic wants these on < 3.12
 
+from kernel.bus import episode_ids
+
 Policy = Literal["latest", "fifo", "block"]
-EPISODE_ID = r"^ep\d{5,}$"
-EpisodeId = Annotated[str, pydantic.StringConstraints(pattern=EPISODE_ID)]
+EpisodeId = Annotated[str, pydantic.StringConstraints(pattern=episode_ids.PATTERN)]
 Attempt = Annotated[int, pydantic.Field(ge=1)]
 
 # msgpack gives a list for a tuple: the records below are lax about that (and so about their items:

@@ -23,9 +23,10 @@ from collections import Counter, deque
 from pathlib import Path
 from typing import Any, Callable
 
+from kernel.bus.episode_ids import deal_span, episode_id, episode_index
 from kernel.bus.messages import Dealt
 from kernel.bus.resultsdb import ResultsNotWritten
-from kernel.graph.store import ResultsStore, episode_index
+from kernel.graph.store import ResultsStore
 
 RECENT = 100  # ended records kept in memory (tests and `launch ctl` look at the latest ones)
 
@@ -52,7 +53,7 @@ class Bitmap:
 
 def in_deal(eid: Any, total: int | None) -> bool:
     """Whether ``eid`` is one of the ids a run of ``total`` episodes deals (None: no end)."""
-    index = episode_index(eid) if isinstance(eid, str) else None
+    index = episode_index(eid)
     return index is not None and (total is None or index < total)
 
 
@@ -89,16 +90,12 @@ class EpisodeBook:
                 self.outside += 1
         self.resumed = self.ended_count
 
-    @staticmethod
-    def episode_id(index: int) -> str:
-        return f"ep{index:05d}"
-
     def index_of(self, eid: str) -> int:
         """The index in an episode id; a ValueError that says what ids look like otherwise."""
-        index = episode_index(eid) if isinstance(eid, str) else None
+        index = episode_index(eid)
         if index is not None and (self.total is None or index < self.total):
             return index
-        span = f"ep00000..{self.episode_id(self.total - 1)}" if self.total else "ep00000, ep00001, ..."
+        span = deal_span(self.total)
         raise ValueError(f"unknown episode {eid!r}: the kernel deals ids {span} (use the id episode.next gave)")
 
     def is_ended(self, eid: str) -> bool:
@@ -108,7 +105,7 @@ class EpisodeBook:
         index = self._next_index()
         if index is None:
             return None
-        eid = self.episode_id(index)
+        eid = episode_id(index)
         self._owner[eid] = node
         self._metrics.setdefault(eid, {})
         plays = index if self.content is None else int(self.content(index))

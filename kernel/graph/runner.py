@@ -16,6 +16,7 @@ from typing import Any, Awaitable, Callable
 from rich.console import Console
 
 from kernel.bus import outlet
+from kernel.bus.episode_ids import deal_span
 from kernel.bus.ipcpath import make_ipc_dir
 from kernel.bus.resultsdb import ResultsNotWritten, not_written
 from kernel.bus.shm import remove_segments
@@ -199,11 +200,6 @@ async def run(lf: LaunchFile, out: Path | None = None, *, trace: str | None = No
     if note is not None:
         summary["summary_file"] = note
     return summary
-
-
-def deal_span(total: int | None) -> str:
-    """The ids a run of ``total`` episodes deals, in words."""
-    return f"ep00000..ep{total - 1:05d}" if total else "ep00000, ep00001, ... (no end)"
 
 
 def write_summary(path: Path, summary: dict[str, Any], console: Console) -> str | None:

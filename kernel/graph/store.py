@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -39,6 +38,7 @@ from typing import Any, Callable, Iterator
 
 import structlog
 
+from kernel.bus.episode_ids import episode_index
 from kernel.bus.resultsdb import (
     FILENAME,
     STEP_SQL,
@@ -229,12 +229,6 @@ class ResultsStore:
                       file=str(self.path))
         os.close(self._fd)
         self.db.close()
-
-
-def episode_index(eid: str) -> int | None:
-    """The index in an episode id the kernel dealt (``ep00042``: 42); None for any other id."""
-    found = re.fullmatch(r"ep(\d+)", eid)
-    return int(found.group(1)) if found else None
 
 
 def _episode_rows(record: dict[str, Any], index: int | None) -> tuple[Statement, Statement]:

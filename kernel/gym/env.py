@@ -44,6 +44,7 @@ from gymnasium import spaces
 from rich.console import Console
 
 import kernel.sdk.spaces as decl
+from kernel.bus.episode_ids import episode_index
 from kernel.bus.errors import RemoteError
 from kernel.graph.runner import open_graph
 from kernel.graph.supervisor import Supervisor
@@ -344,8 +345,8 @@ class _Graph:
             if body.get("episode") == self.episode:
                 continue
             self.episode, self.t, self.done = body.get("episode"), int(body.get("t", 0)), False
-            dealt = int(str(self.episode)[2:]) if str(self.episode).startswith("ep") else -1
-            if seed is None or self.plays.get(dealt) == seed:
+            dealt = episode_index(self.episode)
+            if seed is None or (dealt is not None and self.plays.get(dealt) == seed):
                 break
             self.stop_current()  # dealt before this reset asked for its seed: the next one will play it
         self.last = bodies

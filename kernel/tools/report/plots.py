@@ -10,6 +10,7 @@ import io
 import math
 from typing import Any
 
+from kernel.bus.episode_ids import episode_label
 from kernel.sdk.pages import Table
 
 MAX_BARS = 40  # beyond this a per-episode bar chart is unreadable: show a histogram
@@ -65,7 +66,7 @@ def episode_metrics(episodes: list[dict[str, Any]], metrics: list[str]) -> bytes
         if len(values) <= MAX_BARS:
             ax.bar(range(len(values)), [v for _, v in values], color=COLORS[0])
             ax.set_xticks(range(len(values)))
-            ax.set_xticklabels([e.removeprefix("ep").lstrip("0") or "0" for e, _ in values], fontsize=7)
+            ax.set_xticklabels([episode_label(e) for e, _ in values], fontsize=7)
             ax.set_xlabel("episode", fontsize=8)
         else:
             ax.hist([v for _, v in values], bins=min(30, max(5, len(values) // 10)), color=COLORS[0])
@@ -139,7 +140,7 @@ def tokens(per_episode: dict[str, dict[str, int]]) -> bytes | None:
     ax.bar(range(len(names)), prompt, color=COLORS[0], label="prompt")
     ax.bar(range(len(names)), completion, bottom=prompt, color=COLORS[2], label="completion")
     ax.set_xticks(range(len(names)))
-    ax.set_xticklabels([e.removeprefix("ep").lstrip("0") or "0" for e in names], fontsize=7)
+    ax.set_xticklabels([episode_label(e) for e in names], fontsize=7)
     ax.set_xlabel("episode", fontsize=8)
     ax.set_title("model tokens per episode", fontsize=9)
     ax.legend(fontsize=7, frameon=False)
