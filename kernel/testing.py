@@ -1,5 +1,15 @@
-"""Test a node without a launch file: a real kernel, the nodes under test as real processes, and a
-probe node in the test's own event loop that feeds their inputs and reads their outputs.
+"""Test a node without a launch file, two ways.
+
+:class:`FakeRuntime`: the node alone, in the test's own event loop, with no kernel, process or
+socket; the test feeds its inputs, calls its services, scripts the actions an environment waits
+for, and reads what it published, requested and ended (docs/nodes.md):
+
+    rt = FakeRuntime(HelloEnv(), actions=["right", "right", "right"], episodes=1)
+    await rt.play()
+    assert rt.ended()[0]["status"] == "completed"
+
+:class:`Harness`: a real kernel, the nodes under test as real processes, and a probe node in the
+test's own event loop that feeds their inputs and reads their outputs:
 
     async with Harness() as h:
         h.add("agent", HelloAgent, inputs={"obs": "probe/obs"})
@@ -13,15 +23,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import os
 import shutil
 import signal
 import tempfile
+import time
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from rich.console import Console
 
+from kernel.bus.episode_ids import episode_id
+from kernel.bus.inputs import InputQueue
+from kernel.bus.protocol import DATA, Message
 from kernel.graph.runner import open_graph
 from kernel.graph.supervisor import Supervisor
 from kernel.launchfile import BusSpec, InputSpec, LaunchFile, NodeSpec, RunSpec
@@ -30,6 +45,163 @@ from kernel.sdk.node import Node
 from kernel.sdk.runtime import NodeRuntime
 
 InputDecl = str | Sequence[str] | Mapping[str, Any]
+
+Action = Any | Callable[[Any], Any]
+"""A scripted action: a body, or a function of the last ``obs`` body the node published."""
+
+
+class ScriptedClock:
+    """The clock an environment node waits on, answered from a script: each ``actions`` call takes
+    the next entry for the agent; past the script, a stop request ends the episode."""
+
+    mode = "lockstep"
+    wait_for = None
+
+    def __init__(self, rt: FakeRuntime, script: Sequence[Action], agent: str) -> None:
+        self.rt, self.script, self.agent = rt, list(script), agent
+        self.asked: list[int] = []
+        """The steps the node asked actions for, in order."""
+
+    async def actions(self, step: int, input: str = "action") -> dict[str, Any]:
+        self.asked.append(step)
+        if not self.script:
+            return {self.agent: {"stop": True, "reason": "script over"}}
+        entry = self.script.pop(0)
+        if callable(entry):
+            seen = self.rt.bodies("obs")
+            entry = entry(seen[-1] if seen else None)
+        return {self.agent: entry}
+
+    def new_episode(self) -> None:
+        pass
+
+
+class FakeRuntime:
+    """A node's runtime in memory, for unit tests of one node: no kernel, no process, no socket.
+
+    It stands where :class:`kernel.sdk.runtime.NodeRuntime` stands (``node._rt``), so the node runs
+    its own code unchanged, and keeps what the node did in lists: ``published`` (output, body,
+    step), ``requests`` (node, service, body; ``episode.end`` among them), ``steps`` (what
+    ``record_step`` recorded). The test drives it: ``feed`` a message into an input (read by
+    ``recv``), ``deliver`` one to the input's handler, ``call`` a service, ``play`` a driver's
+    ``run``; ``actions`` scripts what an environment's clock hands out, one entry a step, for
+    the agent ``agent``; ``episodes`` is how many the kernel deals (ids as the kernel makes them).
+    ``replies`` answers requests by service name: a value, or a function of the request's body."""
+
+    def __init__(self, node: Node, node_id: str = "node", *, params: Mapping[str, Any] | None = None,
+                 actions: Sequence[Action] = (), agent: str = "agent", episodes: int = 0, seed: int = 0,
+                 sources: Mapping[str, Sequence[str]] | None = None,
+                 readers: Mapping[str, Sequence[str]] | None = None, observers: Sequence[str] = (),
+                 replies: Mapping[str, Any] | None = None) -> None:
+        self.node, self.id = node, node_id
+        node.id = node_id
+        node.params = type(node).parse_params(params)
+        ins, outs = node.ports(node.params)
+        node.inputs, node.outputs = tuple(ins), tuple(outs)  # type: ignore[misc]
+        node._rt = self  # type: ignore[assignment]
+        self.clock = ScriptedClock(self, actions, agent)
+        self.run: dict[str, Any] = {"seed": seed}
+        self.run_dir: str | None = None  # nothing is written: attach_images returns no paths
+        self.ships = False
+        self.outbox = None
+        self.summary_sections: dict[str, dict[str, Any]] = {}
+        self.queues = {name: InputQueue(name, "fifo", 1_000_000) for name in node.inputs}
+        self.episodes = [{"id": episode_id(i), "index": i, "seed": seed + i} for i in range(episodes)]
+        self._sources = {k: list(v) for k, v in (sources or {}).items()}
+        self._default_source = agent
+        self._readers = {k: list(v) for k, v in (readers or {}).items()}
+        self.observers = frozenset(observers)  # readers that only watch, as the kernel's welcome names them
+        self.replies = dict(replies or {})
+        self.published: list[tuple[str, Any, int | None]] = []
+        self.requests: list[tuple[str, str, Any]] = []
+        self.recorded: list[dict[str, Any]] = []
+        self._seq = 0
+
+    # what the node calls (Node's API) -----------------------------------------------------------
+    async def publish(self, output: str, body: Any, *, step: int | None = None) -> None:
+        if output not in self.node.outputs:
+            raise ValueError(f"node {self.id!r} has no output {output!r}; declared outputs: {list(self.node.outputs)}")
+        self.published.append((output, body, step))
+
+    async def request(self, node: str, svc: str, body: Any = None, *, timeout: float = 10.0) -> Any:
+        self.requests.append((node, svc, body))
+        reply = self.replies.get(svc)
+        return reply(body) if callable(reply) else reply
+
+    async def next_episode(self) -> dict[str, Any] | None:
+        self.clock.new_episode()
+        return self.episodes.pop(0) if self.episodes else None
+
+    def queue(self, input: str) -> InputQueue:
+        if input not in self.queues:
+            raise KeyError(f"node {self.id!r} has no input {input!r}; inputs: {sorted(self.queues) or 'none'}")
+        return self.queues[input]
+
+    def sources(self, input: str) -> list[str]:
+        return list(self._sources.get(input, [self._default_source]))
+
+    def readers(self, output: str, *, observers: bool = True) -> list[str]:
+        return [r for r in self._readers.get(output, ()) if observers or r not in self.observers]
+
+    def record_step(self, record: dict[str, Any]) -> None:
+        self.recorded.append(record)
+
+    def node_run_dir(self) -> Path | None:
+        return None
+
+    async def wait_started(self) -> None:
+        return None
+
+    # what the test calls -------------------------------------------------------------------------
+    def message(self, input: str, body: Any, *, src: str | None = None, step: int | None = None) -> Message:
+        """A message on ``input`` as the bus would deliver it (from the input's first source)."""
+        self._seq += 1
+        return Message(DATA, src or self.sources(input)[0], input, body, dst=self.id, seq=self._seq, ts=time.time(),
+                       step=step)
+
+    def feed(self, input: str, body: Any, *, src: str | None = None, step: int | None = None) -> None:
+        """Queue a message on ``input``, for the node's ``recv``."""
+        self.queue(input).put(self.message(input, body, src=src, step=step))
+
+    async def deliver(self, input: str, body: Any, *, src: str | None = None, step: int | None = None) -> None:
+        """Hand a message to the node's ``@on_input`` handler of ``input`` and wait for it."""
+        for _, member in inspect.getmembers(type(self.node)):
+            if getattr(member, "__framebus_input__", None) == input:
+                await getattr(self.node, member.__name__)(self.message(input, body, src=src, step=step))
+                return
+        raise KeyError(f"node {self.id!r} has no handler of input {input!r}")
+
+    async def call(self, service: str, body: Any = None) -> Any:
+        """Call the node's service ``service`` as a peer would; its reply."""
+        for _, member in inspect.getmembers(type(self.node)):
+            if getattr(member, "__framebus_service__", None) == service:
+                reply = getattr(self.node, member.__name__)(body)
+                return await reply if inspect.isawaitable(reply) else reply
+        raise KeyError(f"node {self.id!r} serves no {service!r}")
+
+    async def play(self, *, teardown: bool = True) -> None:
+        """``setup``, then the node's ``run`` (a driver's loop: until no episode is left), then
+        ``teardown`` (unless not asked for, to look at the node afterwards)."""
+        await self.node.setup()
+        try:
+            run = getattr(self.node, "run", None)
+            if run is not None:
+                await run()
+        finally:
+            if teardown:
+                await self.node.teardown()
+
+    def bodies(self, output: str) -> list[Any]:
+        """The bodies published on ``output``, in order."""
+        return [b for o, b, _ in self.published if o == output]
+
+    def requested(self, service: str) -> list[Any]:
+        """The bodies of the node's requests of ``service`` (of any node), in order."""
+        return [b for _, svc, b in self.requests if svc == service]
+
+    def ended(self) -> list[dict[str, Any]]:
+        """The bodies of the node's ``episode.end`` requests, in order."""
+        return self.requested("episode.end")
 
 
 class Probe(Node):

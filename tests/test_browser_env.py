@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from kernel.testing import FakeRuntime
 from nodes.browser import axtree, som
 from nodes.browser.actions import ActionError, parse_action, playwright_keys
 from nodes.browser.env import BrowserEnv, spec_from_task
@@ -123,68 +124,17 @@ def test_a_task_in_vwa_s_fields_becomes_an_episode_set_up():
 
 
 # -- the environment, driven by EnvNode's loop in this process -------------------------------------
-class ScriptClock:
-    """Answers each step with the next entry of a script: an action body, or a function of the
-    observation just published (ids change every step, so a script looks them up)."""
-
-    mode = "lockstep"
-    wait_for = None
-
-    def __init__(self, rt: LoopRuntime, script: list[Any]) -> None:
-        self.rt, self.script = rt, list(script)
-
-    async def actions(self, t: int, input: str = "action") -> dict[str, Any]:
-        if not self.script:
-            return {"agent": {"stop": True, "reason": "script over"}}
-        entry = self.script.pop(0)
-        return {"agent": entry(self.rt.obs[-1]) if callable(entry) else entry}
-
-
-class LoopRuntime:
-    """The part of the bus a node's loop calls, kept in lists (as tests/test_units_env.py does)."""
-
-    def __init__(self, episodes: int, script: list[Any]) -> None:
-        self.clock = ScriptClock(self, script)
-        self.run = {"seed": 0}
-        self.episodes = [{"id": f"ep{i}", "index": i, "seed": i} for i in range(episodes)]
-        self.obs: list[dict[str, Any]] = []
-        self.steps: list[dict[str, Any]] = []
-        self.ended: list[dict[str, Any]] = []
-
-    async def publish(self, output: str, body: Any, *, step: int | None = None) -> None:
-        (self.obs if output == "obs" else self.steps).append(body)
-
-    async def request(self, node: str, svc: str, body: Any = None, *, timeout: float = 10.0) -> Any:
-        if svc == "episode.end":
-            self.ended.append(body)
-
-    async def next_episode(self) -> dict[str, Any] | None:
-        return self.episodes.pop(0) if self.episodes else None
-
-    def sources(self, input: str) -> list[str]:
-        return ["agent"]
-
-    def readers(self, output: str, *, observers: bool = True) -> list[str]:
-        return []
-
-
-def make_env(episodes: int = 0, script: list[Any] | None = None, **params: Any) -> tuple[BrowserEnv, LoopRuntime]:
+def make_env(episodes: int = 0, script: list[Any] | None = None, **params: Any) -> tuple[BrowserEnv, FakeRuntime]:
+    """The environment driven by EnvNode's loop in this process, on kernel.testing's in-memory runtime."""
     env = BrowserEnv()
-    env.id = "env"
-    env.params = BrowserEnv.parse_params({"viewport": (VIEW_W, VIEW_H), **params})
-    env._rt = rt = LoopRuntime(episodes, script or [])  # type: ignore[assignment]
+    rt = FakeRuntime(env, "env", params={"viewport": (VIEW_W, VIEW_H), **params}, actions=script or [], episodes=episodes)
     return env, rt
 
 
 async def play(script: list[Any], episodes: int = 1, keep_open: bool = False, **params: Any
-               ) -> tuple[BrowserEnv, LoopRuntime]:
+               ) -> tuple[BrowserEnv, FakeRuntime]:
     env, rt = make_env(episodes, script, **params)
-    await env.setup()
-    try:
-        await env.run()
-    finally:
-        if not keep_open:
-            await env.teardown()
+    await rt.play(teardown=not keep_open)
     return env, rt
 
 
@@ -218,7 +168,7 @@ async def test_every_observation_kind_and_the_set_of_marks_on_a_real_page(sites)
     base, _, _ = sites
     env, rt = await play(["stop [seen]"], start_url=f"{base}/", intent="Look around", frames=True,
                          observe=["som", "axtree", "html", "url", "tabs"])
-    obs = rt.obs[0]
+    obs = rt.bodies("obs")[0]
     assert obs["env"] == "browser" and obs["goal"] == "Look around" and obs["idle"] is None
     assert obs["actions"] == ["click", "hover", "type", "press", "scroll", "new_tab", "tab_focus", "close_tab",
                               "goto", "go_back", "go_forward", "stop"]
@@ -240,8 +190,8 @@ async def test_every_observation_kind_and_the_set_of_marks_on_a_real_page(sites)
     assert button.id == 8 and button.tag == "BUTTON"
     right_edge = frame[int(button.center[1]), int(button.box[2]) - 2]
     assert tuple(right_edge) == som.PALETTE[7]  # mark 8's outline, in the 8th colour, is drawn on the picture
-    assert rt.steps[-1]["done"] and rt.steps[-1]["info"]["answer"] == "seen"
-    assert rt.ended[0]["metrics"]["answered"] == 1.0 and rt.ended[0]["metrics"]["steps"] == 1
+    assert rt.bodies("step")[-1]["done"] and rt.bodies("step")[-1]["info"]["answer"] == "seen"
+    assert rt.ended()[0]["metrics"]["answered"] == 1.0 and rt.ended()[0]["metrics"]["steps"] == 1
 
 
 async def test_every_action_kind_on_a_real_site(sites):
@@ -263,7 +213,7 @@ async def test_every_action_kind_on_a_real_site(sites):
         "stop [All done]",                                            # 19
     ]
     _, rt = await play(script, start_url=f"{base}/", observe=["som", "url", "tabs"])
-    obs, steps = rt.obs, rt.steps
+    obs, steps = rt.bodies("obs"), rt.bodies("step")
     assert all(s["valid"] and s["info"]["action_error"] is None for s in steps[:-1]), \
         [(s["t"], s["info"]) for s in steps if s["info"].get("action_error")]
     assert "Clicked 1 times" in obs[1]["som"]
@@ -287,7 +237,7 @@ async def test_work_a_page_schedules_is_waited_for_though_the_quiet_window_is_sh
     base, _, _ = sites
     _, rt = await play([click("Show later"), "stop [done]"], start_url=f"{base}/delayed", observe=["som"],
                        frames=True, frame="screenshot", frame_quality=80, quiet_ms=30)
-    first, after = rt.obs
+    first, after = rt.bodies("obs")
     assert "A fetched disc" in first["som"]  # fetched after load, then drawn in: the first obs waited for it
     disc = re.search(r"\[IMG\] \[A fetched disc", first["som"])
     assert disc is not None and first["frame"].shape == (VIEW_H, VIEW_W, 3)  # a JPEG frame, decoded
@@ -305,7 +255,7 @@ async def test_invalid_actions_and_the_sandbox_are_steps_with_a_message_never_a_
               None,                                                     # 10: no action
               {"stop": True, "reason": "giving up"}]
     _, rt = await play(script, start_url=f"{base}/", observe=["som", "url"])
-    obs, steps = rt.obs, rt.steps
+    obs, steps = rt.bodies("obs"), rt.bodies("step")
     assert [s["valid"] for s in steps[:11]] == [False] * 4 + [True] * 7
     errors = [o["last_action_error"] for o in obs[1:12]]
     assert "unknown action 'dance'" in errors[0]
@@ -318,7 +268,7 @@ async def test_invalid_actions_and_the_sandbox_are_steps_with_a_message_never_a_
     assert hits == []  # nothing ever reached the outside host
     assert all(o["url"] == f"{base}/" for o in obs[1:12])
     assert steps[-1]["done"] and steps[-1]["info"]["stopped"] == "giving up"
-    assert rt.ended[0]["metrics"]["invalid"] == 4 and rt.ended[0]["metrics"]["stopped"] is True
+    assert rt.ended()[0]["metrics"]["invalid"] == 4 and rt.ended()[0]["metrics"]["stopped"] is True
 
 
 async def test_accessibility_tree_ids_services_for_judges_and_several_tabs(sites):
@@ -328,33 +278,33 @@ async def test_accessibility_tree_ids_services_for_judges_and_several_tabs(sites
     env, rt = await play(script, episodes=2, keep_open=True, text="axtree", observe=["axtree", "url", "tabs"],
                          start_url="__SITE__/ |AND| __SITE__/long", hosts={"__SITE__": base}, intent="Two tabs")
     try:
-        first, pictures = rt.obs[0], rt.obs[1]
+        first, pictures = rt.bodies("obs")[0], rt.bodies("obs")[1]
         assert first["text"].startswith("Tab 0 (current): Home | Tab 1: Long page\n\n[")
         assert "som" not in first and first["tabs"] == ["Home", "Long page"] and first["goal"] == "Two tabs"
         assert pictures["url"] == f"{base}/images"
         assert f"image 'A red disc, url: {base}/img/red.png'" in pictures["axtree"]  # alt rewritten with the url
-        assert rt.obs[3]["tab"] == 1 and rt.obs[3]["url"] == f"{base}/long"
+        assert rt.bodies("obs")[3]["tab"] == 1 and rt.bodies("obs")[3]["url"] == f"{base}/long"
         # the first episode's final page is still there for its judge, the second's too
-        assert await env.page_url({"episode": "ep0"}) == f"{base}/images"
-        assert await env.page_url({"episode": "ep1"}) == f"{base}/long" == await env.page_url(None)
-        assert await env.page_images({"episode": "ep0", "selector": ".gallery"}) == \
+        assert await env.page_url({"episode": "ep00000"}) == f"{base}/images"
+        assert await env.page_url({"episode": "ep00001"}) == f"{base}/long" == await env.page_url(None)
+        assert await env.page_images({"episode": "ep00000", "selector": ".gallery"}) == \
             [f"{base}/img/red.png", f"{base}/img/blue.png"]
-        assert len(await env.page_images({"episode": "ep0", "selector": ""})) == 3
-        assert await env.page_evaluate({"episode": "ep0", "expression": "document.title"}) == "Pictures"
-        assert "A red disc" in await env.page_content({"episode": "ep0"})
-        png = await env.page_screenshot({"episode": "ep0"})
+        assert len(await env.page_images({"episode": "ep00000", "selector": ""})) == 3
+        assert await env.page_evaluate({"episode": "ep00000", "expression": "document.title"}) == "Pictures"
+        assert "A red disc" in await env.page_content({"episode": "ep00000"})
+        png = await env.page_screenshot({"episode": "ep00000"})
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and som.screenshot_array(png).shape == (VIEW_H, VIEW_W, 3)
         with Image.open(io.BytesIO(png)) as img:  # the fast decode gives Pillow's pixels exactly
             assert np.array_equal(som.screenshot_array(png), np.asarray(img.convert("RGB")))
-        assert await env.page_goto({"episode": "ep0", "url": f"{base}/form"}) == f"{base}/form"
-        for bad, says in [({"episode": "ep0", "expression": 7}, "expression must be a string"),
+        assert await env.page_goto({"episode": "ep00000", "url": f"{base}/form"}) == f"{base}/form"
+        for bad, says in [({"episode": "ep00000", "expression": 7}, "expression must be a string"),
                           ({"episode": "ep9"}, "not open here"), ("x", "is a mapping"),
-                          ({"episode": "ep0", "url": f"{outside}/"}, "outside the sites")]:
+                          ({"episode": "ep00000", "url": f"{outside}/"}, "outside the sites")]:
             with pytest.raises(ValueError, match=says):
                 await (env.page_goto(bad) if "url" in str(bad) else env.page_evaluate(bad))
-        assert await env.page_release({"episode": "ep0"}) is True
+        assert await env.page_release({"episode": "ep00000"}) is True
         with pytest.raises(ValueError, match="not open here"):
-            await env.page_url({"episode": "ep0"})
+            await env.page_url({"episode": "ep00000"})
         assert env.describe({})["ids"] == "axtree"
     finally:
         await env.teardown()

@@ -1,4 +1,4 @@
-"""EnvNode's loop on an in-memory fake of the bus: no processes, no sockets, milliseconds."""
+"""EnvNode's loop on the in-memory runtime of kernel.testing: no processes, no sockets, milliseconds."""
 
 from __future__ import annotations
 
@@ -10,57 +10,7 @@ import pytest
 from kernel.sdk.env import EnvNode, Observation, StepResult
 from kernel.sdk.env_wrappers import FrameResize, TimeLimit
 from kernel.sdk.node import Episode
-
-
-class FakeClock:
-    """Hands out scripted actions: one {agent: body} dict per step, then stop requests."""
-
-    mode = "lockstep"
-    wait_for = None
-
-    def __init__(self, script: list[dict[str, Any]]) -> None:
-        self.script = list(script)
-        self.asked: list[int] = []
-
-    async def actions(self, t: int, input: str = "action") -> dict[str, Any]:
-        self.asked.append(t)
-        return self.script.pop(0) if self.script else {"agent": {"stop": True, "reason": "script over"}}
-
-
-class FakeRuntime:
-    """What Node's API calls on ``self._rt``, kept in lists."""
-
-    def __init__(self, episodes: int, script: list[dict[str, Any]], readers: tuple[str, ...] = (),
-                 observers: tuple[str, ...] = ()) -> None:
-        self.clock = FakeClock(script)
-        self.run = {"seed": 0}
-        self.step_readers = list(readers)
-        self.observers = set(observers)  # as the kernel's welcome names them
-        self.episodes = [{"id": f"ep{i}", "index": i, "seed": i} for i in range(episodes)]
-        self.published: list[tuple[str, Any, int | None]] = []
-        self.requests: list[tuple[str, str, Any]] = []
-
-    async def publish(self, output: str, body: Any, *, step: int | None = None) -> None:
-        self.published.append((output, body, step))
-
-    async def request(self, node: str, svc: str, body: Any = None, *, timeout: float = 10.0) -> Any:
-        self.requests.append((node, svc, body))
-
-    async def next_episode(self) -> dict[str, Any] | None:
-        return self.episodes.pop(0) if self.episodes else None
-
-    def sources(self, input: str) -> list[str]:
-        return ["agent"]
-
-    def readers(self, output: str, *, observers: bool = True) -> list[str]:
-        found = self.step_readers if output == "step" else []
-        return [r for r in found if observers or r not in self.observers]
-
-    def bodies(self, output: str) -> list[Any]:
-        return [b for o, b, _ in self.published if o == output]
-
-    def ended(self) -> list[dict[str, Any]]:
-        return [b for node, svc, b in self.requests if svc == "episode.end"]
+from kernel.testing import FakeRuntime
 
 
 class Walk(EnvNode):
@@ -87,11 +37,9 @@ class Walk(EnvNode):
 async def play(script: list[Any], episodes: int = 1, readers: tuple[str, ...] = (), observers: tuple[str, ...] = (),
                **params: Any) -> tuple[Walk, FakeRuntime]:
     env = Walk()
-    env.id = "env"
-    env.params = Walk.parse_params(params)
-    env._rt = rt = FakeRuntime(episodes, [{"agent": a} for a in script], readers, observers)  # type: ignore[assignment]
-    await env.setup()
-    await env.run()
+    rt = FakeRuntime(env, "env", params=params, actions=script, episodes=episodes, readers={"step": readers},
+                     observers=observers)
+    await rt.play(teardown=False)
     return env, rt
 
 
@@ -100,12 +48,12 @@ async def test_the_loop_publishes_obs_then_step_and_ends_the_episode_itself_with
     # each step's record follows the next observation (off the agent's path); the last goes at once
     assert [o for o, _, _ in rt.published] == ["obs", "obs", "step", "obs", "step", "step"]
     obs = rt.bodies("obs")
-    assert [(o["env"], o["episode"], o["t"], o["text"]) for o in obs] == [("walk", "ep0", t, f"at {t}") for t in range(3)]
+    assert [(o["env"], o["episode"], o["t"], o["text"]) for o in obs] == [("walk", "ep00000", t, f"at {t}") for t in range(3)]
     steps = rt.bodies("step")
     assert [s["action"] for s in steps] == ["right"] * 3 and [s["done"] for s in steps] == [False, False, True]
     assert all(s["valid"] and s["info"]["invalid"] == 0 and s["info"]["stopped"] is False for s in steps)
     assert [step for _, _, step in rt.published] == [0, 1, 0, 2, 1, 2]
-    assert rt.ended() == [{"episode": "ep0", "status": "completed", "attempt": 1,  # the attempt it played
+    assert rt.ended() == [{"episode": "ep00000", "status": "completed", "attempt": 1,  # the attempt it played
                            "metrics": {"steps": 3, "invalid": 0, "stopped": False, "success": 1.0}}]
 
 
@@ -120,7 +68,7 @@ async def test_observers_reading_step_are_no_judge_so_the_env_still_ends_its_epi
     # the recorder of --record and the console of --ui read step; taken for a judge, they left every
     # episode of a judge-less graph unended (0/3 after 30 s)
     _, rt = await play(["right"] * 3, episodes=2, readers=("console", "recorder"), observers=("console", "recorder"))
-    assert [e["episode"] for e in rt.ended()] == ["ep0", "ep1"]
+    assert [e["episode"] for e in rt.ended()] == ["ep00000", "ep00001"]
     _, rt = await play(["right"] * 3, readers=("judge", "recorder"), observers=("recorder",))
     assert rt.ended() == []  # a judge of the launch file still ends them
 
@@ -139,7 +87,7 @@ async def test_a_stop_request_ends_the_episode_as_a_failure():
     first = rt.bodies("step")[1]
     assert first["done"] and first["valid"] and first["action"] is None and first["info"]["stopped"] == "lost"
     assert rt.ended()[0]["metrics"] == {"steps": 2, "invalid": 0, "stopped": True, "success": 0.0}
-    assert rt.bodies("obs")[2]["episode"] == "ep1" and rt.bodies("obs")[2]["t"] == 0
+    assert rt.bodies("obs")[2]["episode"] == "ep00001" and rt.bodies("obs")[2]["t"] == 0
     assert rt.ended()[1]["metrics"]["steps"] == 2 and rt.bodies("step")[-1]["info"]["stopped"] == "script over"
 
 

@@ -1,4 +1,4 @@
-"""JudgeNode and the typed step record on an in-memory fake of the bus: no processes, milliseconds.
+"""JudgeNode and the typed step record on the in-memory runtime of kernel.testing: no processes, milliseconds.
 
 The environment side is the guess game of docs/nodes.md (tests/toy_env.py) played by a scripted
 clock; its published step bodies go to the judge of docs/nodes.md (tests/toy_judge.py) as messages,
@@ -6,80 +6,37 @@ so both ends of the step stream are the real bases."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import pytest
 
-from kernel.bus.protocol import Message
 from kernel.sdk.env import StepResult
 from kernel.sdk.env_wrappers import TimeLimit
 from kernel.sdk.judge import JudgedEpisode, JudgeNode, Unscored
 from kernel.sdk.steps import StepRecord, StepRecordError, episode_labels, parse_step, stop_reason
+from kernel.testing import FakeRuntime
 from tests.toy_env import GuessEnv
 from tests.toy_judge import GuessJudge
 
 
-class FakeRuntime:
-    """What Node's API calls on ``self._rt``, kept in lists; the clock hands out a script of actions."""
-
-    def __init__(self, episodes: int = 0, script: Sequence[Any] = (), readers: tuple[str, ...] = ()) -> None:
-        self.clock = self
-        self.script = list(script)
-        self.run = {"seed": 0}
-        self.step_readers = list(readers)
-        self.episodes = [{"id": f"ep{i}", "index": i, "seed": i} for i in range(episodes)]
-        self.published: list[tuple[str, Any]] = []
-        self.requests: list[tuple[str, Any]] = []
-        self.summary_sections: dict[str, Any] = {}
-
-    async def actions(self, t: int, input: str = "action") -> dict[str, Any]:
-        return {"agent": self.script.pop(0) if self.script else {"stop": True, "reason": "script over"}}
-
-    async def publish(self, output: str, body: Any, *, step: int | None = None) -> None:
-        self.published.append((output, body))
-
-    async def request(self, node: str, svc: str, body: Any = None, *, timeout: float = 10.0) -> Any:
-        self.requests.append((svc, body))
-
-    async def next_episode(self) -> dict[str, Any] | None:
-        return self.episodes.pop(0) if self.episodes else None
-
-    def sources(self, input: str) -> list[str]:
-        return ["agent"]
-
-    def readers(self, output: str, *, observers: bool = True) -> list[str]:
-        return self.step_readers if output == "step" else []
-
-    def steps(self) -> list[Any]:
-        return [b for o, b in self.published if o == "step"]
-
-    def calls(self, svc: str) -> list[Any]:
-        return [b for s, b in self.requests if s == svc]
-
-
 async def play_guess(script: list[Any], episodes: int = 1, **params: Any) -> FakeRuntime:
     """The guess game (secret 12 for seed 0 with size 16) played to the end; its runtime holds what it sent."""
-    env = GuessEnv()
-    env.id = "env"
-    env.params = GuessEnv.parse_params(params)
-    env._rt = rt = FakeRuntime(episodes, script, readers=("judge",) if params.get("judge") else ())  # type: ignore[assignment]
-    await env.setup()
-    await env.run()
+    rt = FakeRuntime(GuessEnv(), "env", params=params, actions=script, episodes=episodes,
+                     readers={"step": ["judge"] if params.get("judge") else []})
+    await rt.play(teardown=False)
     return rt
 
 
 async def make_judge(cls: type[JudgeNode] = GuessJudge, **params: Any) -> tuple[JudgeNode, FakeRuntime]:
     judge = cls()
-    judge.id = "judge"
-    judge.params = cls.parse_params(params)
-    judge._rt = rt = FakeRuntime()  # type: ignore[assignment]
+    rt = FakeRuntime(judge, "judge", params=params, sources={"step": ["env"]})
     await judge.setup()
     return judge, rt
 
 
 async def feed(judge: JudgeNode, bodies: list[Any], src: str = "env") -> None:
     for body in bodies:
-        await judge._on_step(Message(kind="data", src=src, topic="step", body=body))
+        await judge._rt.deliver("step", body, src=src)  # type: ignore[attr-defined]
 
 
 def record(episode: str, t: int, done: bool = False, **more: Any) -> dict[str, Any]:
@@ -130,35 +87,35 @@ async def test_the_labels_are_the_same_whether_the_env_or_a_judge_ends_the_episo
     script = ["99", "8", {"stop": True, "reason": "bored"}]  # invalid, a wrong guess, then a stop request
     alone = await play_guess(script)
     judged = await play_guess(script, judge=True)
-    assert judged.calls("episode.end") == []  # a judge reads step: the env leaves the ending to it
+    assert judged.requested("episode.end") == []  # a judge reads step: the env leaves the ending to it
     judge, rt = await make_judge()
-    await feed(judge, judged.steps())
-    (by_env,), (by_judge,) = alone.calls("episode.end"), rt.calls("episode.end")
+    await feed(judge, judged.bodies("step"))
+    (by_env,), (by_judge,) = alone.requested("episode.end"), rt.requested("episode.end")
     labels = {k: by_env["metrics"][k] for k in ("steps", "invalid", "stopped")}
     assert labels == {"steps": 3, "invalid": 1, "stopped": True}
     assert {k: by_judge["metrics"][k] for k in labels} == labels and by_judge["status"] == "completed"
-    assert judged.steps()[-1]["info"]["stopped"] == "bored"  # the reason travels in the record
+    assert judged.bodies("step")[-1]["info"]["stopped"] == "bored"  # the reason travels in the record
 
 
 async def test_truncated_travels_as_a_field_from_the_env_to_the_judge():
     rt = await play_guess(["0", "1"], judge=True, max_steps=2)  # the secret is 12: never found
-    last = rt.steps()[-1]
-    assert last["done"] and last["truncated"] is True and rt.steps()[0]["truncated"] is False
+    last = rt.bodies("step")[-1]
+    assert last["done"] and last["truncated"] is True and rt.bodies("step")[0]["truncated"] is False
     judge, jrt = await make_judge()
-    await feed(judge, rt.steps())
-    assert jrt.calls("episode.end")[0]["metrics"]["truncated"] is True
+    await feed(judge, rt.bodies("step"))
+    assert jrt.requested("episode.end")[0]["metrics"]["truncated"] is True
     found = await play_guess(["8", "12"], judge=True, max_steps=2)  # found on the last allowed guess
-    assert found.steps()[-1]["done"] and found.steps()[-1]["truncated"] is False
+    assert found.bodies("step")[-1]["done"] and found.bodies("step")[-1]["truncated"] is False
 
 
 async def test_scores_and_the_summary_section_are_in_place_before_the_episode_ends():
     rt = await play_guess(["8", "12", "4"], episodes=2, judge=True)  # secrets 12 and 4: 2 guesses, then 1
     judge, jrt = await make_judge()
     assert jrt.summary_sections == {}  # nothing to say yet
-    await feed(judge, rt.steps())
-    ends = jrt.calls("episode.end")
+    await feed(judge, rt.bodies("step"))
+    ends = jrt.requested("episode.end")
     assert [e["metrics"]["score"] for e in ends] == [50.0, 100.0]
-    assert [e["episode"] for e in ends] == ["ep0", "ep1"] and all("attempt" not in e for e in ends)
+    assert [e["episode"] for e in ends] == ["ep00000", "ep00001"] and all("attempt" not in e for e in ends)
     assert jrt.summary_sections["guess"] == {"episodes": 2, "mean_score": 75.0}
 
 
@@ -192,7 +149,7 @@ async def test_interleaved_episodes_replays_and_attempts_each_keep_their_own_rec
     await feed(judge, [record("b", 0)], src="env2")  # b played again from the start (abandoned, dealt again)
     await feed(judge, [record("a", 0, attempt=2), record("b", 1, done=True)], src="env2")
     await feed(judge, [record("a", 1, attempt=2, done=True)], src="env3")
-    ends = {e["episode"]: e["metrics"] for e in rt.calls("episode.end")}
+    ends = {e["episode"]: e["metrics"] for e in rt.requested("episode.end")}
     assert ends == {"b": {"ts": [0, 1], "env": "env2", "attempt": 1}, "a": {"ts": [0, 1], "env": "env3", "attempt": 2}}
     assert judge._playing == {}  # nothing kept once an episode ended
 
@@ -201,10 +158,10 @@ async def test_an_unscorable_episode_ends_failed_on_the_record_with_its_labels_a
     judge, rt = await make_judge(Recording)
     await feed(judge, [record("a", 0, info={"invalid": 1}),
                        record("a", 1, done=True, info={"invalid": 1, "stopped": "gave up", "unscorable": True})])
-    (end,) = rt.calls("episode.end")
+    (end,) = rt.requested("episode.end")
     assert end["status"] == "failed" and end["metrics"] == {"steps": 2, "invalid": 1, "stopped": True, "level": 3,
                                                             "reason": "no way"}
-    assert rt.calls("run.error") == [{"kind": "recording.unscored", "message": "no way", "episode": "a"}]
+    assert rt.requested("run.error") == [{"kind": "recording.unscored", "message": "no way", "episode": "a"}]
     assert judge.unscored == 1 and rt.summary_sections["recording"] == {"scored": 1, "unscored": 1}
     assert [kind for kind, _ in judge.seen] == ["score", "finished"]
 
@@ -219,7 +176,7 @@ async def test_finished_runs_after_the_end_and_even_when_scoring_raises():
     original = judge.finished
 
     async def finished(episode: JudgedEpisode) -> None:
-        ended_before.append(len(rt.calls("episode.end")))
+        ended_before.append(len(rt.requested("episode.end")))
         await original(episode)
 
     judge.finished = finished  # type: ignore[method-assign]
@@ -228,18 +185,18 @@ async def test_finished_runs_after_the_end_and_even_when_scoring_raises():
     broken, brt = await make_judge(Broken)
     with pytest.raises(ValueError, match="a bug"):  # the runtime puts a failed handler on the record
         await feed(broken, [record("a", 0, done=True)])
-    assert broken.seen == [("finished", "a")] and brt.calls("episode.end") == []
+    assert broken.seen == [("finished", "a")] and brt.requested("episode.end") == []
 
 
 async def test_malformed_bodies_are_counted_and_on_the_record_at_powers_of_two():
     judge, rt = await make_judge(Recording)
     await feed(judge, ["junk", {"t": 0}, {"episode": "a"}, 7, {"episode": "b", "t": "x", "done": False}])
-    assert judge.malformed == 5 and rt.calls("episode.end") == []
-    errors = rt.calls("run.error")
+    assert judge.malformed == 5 and rt.requested("episode.end") == []
+    errors = rt.requested("run.error")
     assert [e["kind"] for e in errors] == ["judge.malformed_step"] * 3  # the 1st, 2nd and 4th
     assert "mapping" in errors[0]["message"] and "(4x)" in errors[2]["message"] and errors[2]["episode"] is None
     await feed(judge, [record("c", 0), {"episode": "c", "t": 1, "done": True, "reward": "lots"}])
-    (end,) = rt.calls("episode.end")  # a malformed last step still ends its episode, failed, not left open
+    (end,) = rt.requested("episode.end")  # a malformed last step still ends its episode, failed, not left open
     assert end["episode"] == "c" and end["status"] == "failed" and "reward" in end["metrics"]["reason"]
     assert judge._playing == {}
 
