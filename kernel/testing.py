@@ -37,10 +37,10 @@ from rich.console import Console
 from kernel.bus.episode_ids import episode_id
 from kernel.bus.inputs import InputQueue
 from kernel.bus.protocol import DATA, Message
-from kernel.graph.runner import open_graph
+from kernel.graph.core import Kernel
+from kernel.graph.local import LocalGraph
 from kernel.graph.supervisor import Supervisor
 from kernel.launchfile import BusSpec, InputSpec, LaunchFile, NodeSpec, RunSpec
-from kernel.sdk.installed import import_root
 from kernel.sdk.node import Node
 from kernel.sdk.runtime import NodeRuntime
 
@@ -240,7 +240,6 @@ class Harness:
         self.console = Console(stderr=True, quiet=quiet)
         self._probe: Probe | None = None
         self._locals: list[tuple[Node, NodeSpec]] = []
-        self._local_tasks: list[asyncio.Task[int]] = []
         self._cleanup = contextlib.AsyncExitStack()  # what ``stop`` undoes, in reverse order
         self._shipping: set[str] = set()
 
@@ -281,35 +280,29 @@ class Harness:
 
     async def start(self, *, ready_timeout: float = 60.0, run: bool = True) -> None:
         """Start every node, wait until all are ready, then (by default) start the run."""
-        self.kernel, self.ipc_dir, env = await open_graph(self.launch_file, self.run_dir, self._cleanup,
-                                                          trace=self.trace, keys=None)
-        self._cleanup.push_async_callback(self._stop_locals)  # once the kernel told them to stop
-        root = str(import_root())
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (os.getcwd(), root, os.environ.get("PYTHONPATH")) if p)
-        self.exits: list[tuple[str, int | None, bool]] = []
+        local = {spec.id: node for node, spec in self._locals}
+        self.graph = LocalGraph(self.launch_file, self.run_dir, local=local, console=self.console, trace=self.trace,
+                                shipping=sorted(self._shipping), pythonpath=[os.getcwd()])
+        self.exits = self.graph.exits
+        self._cleanup.push_async_callback(self.graph.close)
+        await self.graph.open(ready_timeout=ready_timeout, run=run)
 
-        def on_exit(node_id: str, code: int | None, restart: bool) -> None:
-            self.exits.append((node_id, code, restart))
-            self.kernel.node_exited(node_id, code, restart)
+    # the graph's parts, as tests reach them (also after a start that failed half way)
+    @property
+    def kernel(self) -> Kernel:
+        return self.graph.kernel
 
-        self.supervisor = Supervisor(self.specs, env, self.run_dir / "logs", self.console, on_exit)
-        self.supervisor.shipping |= self._shipping
-        self.kernel.ships = self.supervisor.ships_results
-        self._cleanup.push_async_callback(self.supervisor.stop_all, self.kernel.stop_nodes)
-        await self.supervisor.start_all()
-        runtimes = []
-        for node, spec in self._locals:
-            rt = NodeRuntime(node, spec.id, self.kernel.endpoint, inbox_dir=str(self.ipc_dir), exit_on_orphan=False,
-                             params=spec.params)
-            if node is self._probe:
-                self.probe_runtime = rt
-            runtimes.append(rt)
-            self._local_tasks.append(asyncio.ensure_future(rt.main()))
-        await asyncio.wait_for(self.kernel.ready_event.wait(), ready_timeout)
-        if run:
-            self.kernel.start()
-            for rt in runtimes:
-                await asyncio.wait_for(rt.wait_started(), 10)
+    @property
+    def ipc_dir(self) -> Path:
+        return self.graph.ipc_dir
+
+    @property
+    def supervisor(self) -> Supervisor:
+        return self.graph.supervisor
+
+    @property
+    def probe_runtime(self) -> NodeRuntime:
+        return self.graph.runtimes["probe"]
 
     async def wait_finished(self, timeout: float = 30.0) -> tuple[str, str]:
         return await asyncio.wait_for(asyncio.shield(self.kernel.finished), timeout)
@@ -325,13 +318,6 @@ class Harness:
     async def stop(self) -> None:
         """Stop the nodes, close the kernel, remove the ipc folder; again, or before ``start``: nothing."""
         await self._cleanup.aclose()
-
-    async def _stop_locals(self) -> None:
-        for task in self._local_tasks:
-            try:
-                await asyncio.wait_for(task, 3.0)
-            except Exception:  # a timeout included
-                task.cancel()
 
     async def __aenter__(self) -> Harness:
         return self
