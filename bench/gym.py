@@ -45,6 +45,7 @@ import msgpack  # noqa: E402
 import numpy as np  # noqa: E402
 
 from bench import floor  # noqa: E402
+from kernel.bus import logs  # noqa: E402
 from kernel.testing import Harness  # noqa: E402
 from nodes.game.gym import spaces as sp  # noqa: E402
 from nodes.game.gym.worlds import check_id  # noqa: E402
@@ -185,6 +186,7 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=3000, help="steps per side and env")
     parser.add_argument("--only", choices=sorted(WORLDS), help="one env only")
     args = parser.parse_args()
+    logs.configure("bench")  # the in-process kernel's lines (a returned episode at close) go to stderr, not into the JSON
     started = time.monotonic()
     out: dict[str, Any] = {}
     for name, (env_id, _) in WORLDS.items():

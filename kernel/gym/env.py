@@ -42,11 +42,9 @@ from pathlib import Path
 from typing import Any, Coroutine, Sequence, TypeVar
 
 import gymnasium
-import structlog
 from gymnasium import spaces
 
 import kernel.sdk.spaces as decl
-from kernel.bus import logs
 from kernel.bus.episode_ids import episode_index
 from kernel.bus.errors import RemoteError
 from kernel.graph.local import LocalGraph
@@ -168,8 +166,6 @@ class _Graph:
     def __init__(self, launch_file: str | Path, agents: Sequence[str] | None, *, sets: Sequence[str],
                  episodes: int, timeout: float) -> None:
         self.timeout = timeout
-        if not structlog.is_configured():  # the kernel's lines go to stderr, never into the caller's stdout
-            logs.configure("kernel")
         lf = load(launch_file, sets=sets, episodes=episodes, node_class=load_node_class)
         self.lf = lf
         specs = {s.id: s for s in lf.nodes}
