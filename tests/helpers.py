@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -64,6 +65,16 @@ def wait_until(pred, timeout: float = 10.0, interval: float = 0.05) -> bool:
             return True
         time.sleep(interval)
     return pred()
+
+
+async def until(pred, timeout: float = 10.0, interval: float = 0.05) -> bool:
+    """``wait_until`` for a test on an event loop: the loop goes on between looks."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        await asyncio.sleep(interval)
+    return bool(pred())
 
 
 def children_of(pid: int) -> list[int]:

@@ -9,7 +9,7 @@ import time
 
 from kernel.testing import Harness
 from kernel.tools.client import KernelClient
-from tests.helpers import LONG_HELLO, announced, launch, launch_bg, wait_until
+from tests.helpers import LONG_HELLO, announced, launch, launch_bg, until, wait_until
 from tests.nodes import ClockEnv
 from tests.nodes_extra import SilentAgent, ThinkingAgent
 
@@ -117,15 +117,6 @@ def _call(endpoint: str, svc: str, body: dict | None = None) -> dict:
         return client.call(svc, body or {})
 
 
-async def _wait_for(pred, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        await asyncio.sleep(0.05)
-    return pred()
-
-
 async def test_pause_step_resume_through_the_kernel_services():
     async with Harness(quiet=True, heartbeat=0.2) as h:
         h.add("env", ClockEnv, params={"steps": 1_000_000}, inputs={"action": "agent/action"},
@@ -138,11 +129,11 @@ async def test_pause_step_resume_through_the_kernel_services():
         def clock() -> dict:
             return h.kernel.nodes["env"].stats.get("clock") or {"frame": 0, "paused": False}
 
-        assert await _wait_for(lambda: clock()["frame"] >= 5), clock()
+        assert await until(lambda: clock()["frame"] >= 5), clock()
 
         status = await asyncio.to_thread(_call, ep, "ctl.pause")
         assert status["paused"] is True
-        assert await _wait_for(lambda: clock()["paused"]), clock()
+        assert await until(lambda: clock()["paused"]), clock()
         await asyncio.sleep(0.5)  # a step that was under way when the pause came may finish
         frozen = clock()["frame"]
         await asyncio.sleep(1.2)  # six heartbeats
@@ -151,14 +142,14 @@ async def test_pause_step_resume_through_the_kernel_services():
         assert status["paused"] is True and status["nodes"]["env"]["clock"]["frame"] == frozen
 
         await asyncio.to_thread(_call, ep, "ctl.step", {"n": 3})
-        assert await _wait_for(lambda: clock()["frame"] >= frozen + 3), (frozen, clock())
+        assert await until(lambda: clock()["frame"] >= frozen + 3), (frozen, clock())
         await asyncio.sleep(1.2)
         assert clock()["frame"] == frozen + 3, (frozen, clock())
         assert clock()["paused"] is True
 
         status = await asyncio.to_thread(_call, ep, "ctl.resume")
         assert status["paused"] is False
-        assert await _wait_for(lambda: clock()["frame"] >= frozen + 3 + 10), (frozen, clock())
+        assert await until(lambda: clock()["frame"] >= frozen + 3 + 10), (frozen, clock())
         assert clock()["paused"] is False
         assert clock()["timeouts"] == 0
 

@@ -20,7 +20,7 @@ from kernel.bus import protocol
 from kernel.bus.protocol import CREDIT, DATA, RELEASE, REQ, TAP
 from kernel.testing import Harness
 from kernel.tools.client import KernelClient
-from tests.helpers import LAUNCH, announced, launch, launch_env, wait_until
+from tests.helpers import LAUNCH, announced, launch, launch_env, until, wait_until
 from tests.nodes import Emitter, Services, SlowSink
 from tests.test_faults import _recv_or_none  # the same poll-without-blocking helper
 
@@ -167,16 +167,9 @@ def test_a_flood_of_malformed_messages_leaves_the_run_complete_counted_and_its_l
         assert rss_during[name] < rss_before[name] + 64, (name, rss_before, rss_during, rss_after)
 
 
-async def _until(pred, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not pred() and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    return bool(pred())
-
-
 async def _node_errors(h: Harness, node: str, expected: int) -> dict:
     """The node's decode_errors as the kernel last heard them (heartbeats), once they reach ``expected``."""
-    await _until(lambda: sum(h.kernel.nodes[node].stats.get("decode_errors", {}).values()) >= expected)
+    await until(lambda: sum(h.kernel.nodes[node].stats.get("decode_errors", {}).values()) >= expected)
     return dict(h.kernel.nodes[node].stats.get("decode_errors", {}))
 
 
@@ -239,7 +232,7 @@ async def test_bodies_of_the_wrong_shape_are_counted_not_tracebacks_and_the_node
         # probe's route at the kernel over, and the probe would stop hearing the kernel)
         h.probe_runtime._send_ctl("hb", {"state": "running", "stats": {"inputs": 5}})
         h.probe_runtime._send_ctl("done", {"ok": "yes"})
-        assert await _until(lambda: sum(h.kernel.bad.counts.values()) >= 6)
+        assert await until(lambda: sum(h.kernel.bad.counts.values()) >= 6)
         assert h.kernel.stats()["decode_errors"]["kernel"] == {"client-1": 4, "probe": 2}
         assert h.kernel.nodes["probe"].state == "running"  # the bad `done` changed nothing
 
@@ -273,7 +266,7 @@ async def test_nobody_speaks_for_a_peer_nor_taps_for_a_node():
             taps = [[DATA, "sink", "out", i, 0.0, 10, None] for i in range(1000)]
             tapper.send_multipart(protocol.encode(TAP, "src", "tap", taps, dst="kernel"))
             errors = await _node_errors(h, "sink", 4)
-            assert await _until(lambda: h.kernel.bad.counts["intruder"] >= 1)
+            assert await until(lambda: h.kernel.bad.counts["intruder"] >= 1)
         finally:
             for sock in (intruder, ghost, tapper):
                 sock.close(linger=0)
@@ -283,7 +276,7 @@ async def test_nobody_speaks_for_a_peer_nor_taps_for_a_node():
         assert await probe.request("src", "emit", {"n": 3}) == 3
         assert await _seen(probe, 5) == [0, 1, 0, 1, 2]  # none of the forged messages reached the node
         # the kernel counts only what src itself tapped (taps go out every 0.1 s)
-        assert await _until(lambda: h.kernel.edge_sent[("src", "out", "sink")] >= 5)
+        assert await until(lambda: h.kernel.edge_sent[("src", "out", "sink")] >= 5)
         assert h.kernel.edge_sent[("src", "out", "sink")] == 5
         assert not h.exits
 

@@ -14,6 +14,7 @@ import pytest
 
 from kernel.sdk.node import RemoteError
 from kernel.testing import Harness
+from tests.helpers import until
 
 FOREIGN = [sys.executable, str(Path(__file__).with_name("foreign_node.py"))]
 
@@ -131,7 +132,7 @@ async def test_a_malformed_hello_is_refused_naming_the_field(tmp_path):
         h.add("broken", "unused", cmd=[sys.executable, str(script)])
         starting = asyncio.ensure_future(h.start(ready_timeout=30))  # never ready: the kernel fails the run
         try:
-            assert await _eventually(lambda: hasattr(h, "kernel"))
+            assert await until(lambda: hasattr(h, "kernel"))
             status, reason = await h.wait_finished(30)
         finally:
             starting.cancel()
@@ -140,15 +141,6 @@ async def test_a_malformed_hello_is_refused_naming_the_field(tmp_path):
         assert "hello body refused" in reason and "pid:" in reason and "inbox:" in reason, reason
         assert h.kernel.nodes["broken"].state == "failed"
         log = h.run_dir / "logs" / "broken.log"
-        assert await _eventually(lambda: log.exists() and "reject hello body refused" in log.read_text()), \
+        assert await until(lambda: log.exists() and "reject hello body refused" in log.read_text()), \
             log.read_text() if log.exists() else "no log"
         assert "pid:" in log.read_text()
-
-
-async def _eventually(check, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        await asyncio.sleep(0.05)
-    return check()
