@@ -5,8 +5,8 @@ the kernel reads one; and so on for peers, heartbeats, episode messages, credits
 and shipped results. Each structure is a ``TypedDict``, so what travels is a plain msgpack map or
 array (docs/protocol.md), which a node in another language writes and reads without this module,
 and building one costs nothing on the sender. What arrives is checked once, on arrival, against
-the same structure (``check``/``parse``: pydantic in strict mode, whose errors name the offending
-field), and from there on it is read by key with its type known.
+the same structure (``check``: pydantic in strict mode, whose errors name the offending field),
+and from there on it is read by key with its type known.
 
 Why not msgspec structs: measured here (2026-12-02, one core, bodies already decoded by the
 envelope's msgpack), pydantic's strict validator takes 0.26 us for a credit and 1.2 us for a batch
@@ -271,10 +271,6 @@ _ADAPTERS: dict[str, pydantic.TypeAdapter[Any]] = {what: _strict(schema) for wha
 TRUNCATE = 300
 
 
-class MessageRefused(ValueError):
-    """A control message whose body is not its structure; the text names the field and what is wrong."""
-
-
 def check(what: str, body: Any) -> str | None:
     """Why the body of ``what`` (a ctl command, a kernel service, a message kind) is refused, or None.
 
@@ -293,10 +289,3 @@ def check(what: str, body: Any) -> str | None:
         return f"{what} body refused: {problems}"
     return None
 
-
-def parse(what: str, body: Any) -> Any:
-    """``body`` as the structure of ``what``, checked; raises MessageRefused naming the field."""
-    error = check(what, body)
-    if error is not None:
-        raise MessageRefused(error)
-    return {} if body is None else body
