@@ -45,3 +45,25 @@ async def test_handler_error_lands_in_the_node_log_with_its_traceback():
         assert exc["exc_type"] == "ZeroDivisionError"
         assert exc["exc_value"] == "handler fails on purpose at 0"
         assert any(frame["name"] == "take" for frame in exc["frames"])
+
+
+def test_the_run_summary_shows_a_reason_and_bad_senders_as_text_not_markup():
+    """A failed run's reason can quote a node's exception (a model's or a page's words), and the
+    malformed-message counts are keyed by identities any connecting peer chooses: rich markup in
+    them is printed as written, never interpreted."""
+    from rich.console import Console
+
+    from kernel.tools import cli
+
+    summary = {"status": "failed", "reason": "agent: ValueError: [bold red]pwned[/] [link=http://x]y[/link]",
+               "episodes": {"completed": 0, "total": 1, "failed": 1}, "metrics": {}, "run_dir": "/tmp/r",
+               "stats": {"edges": [], "decode_errors": {"kernel": {"[blink]evil[/blink]": 3}}}}
+    recorder = Console(record=True, width=400, force_terminal=True)
+    old, cli.console = cli.console, recorder
+    try:
+        cli._print_summary(summary)
+    finally:
+        cli.console = old
+    text = recorder.export_text()
+    assert "[bold red]pwned[/] [link=http://x]y[/link]" in text
+    assert "[blink]evil[/blink]" in text

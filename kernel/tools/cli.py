@@ -394,7 +394,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
     style = "green" if summary["status"] == "completed" else "red"
     metrics = ", ".join(f"{k}={v:.4g}" for k, v in summary["metrics"].items())
     console.print(
-        f"[{style}]{summary['status']}[/] ({summary['reason']}): episodes {ep['completed']}/{ep['total']} completed, "
+        f"[{style}]{summary['status']}[/] ({escape(str(summary['reason']))}): episodes {ep['completed']}/{ep['total']} completed, "
         f"{ep['failed']} failed{'; ' + metrics if metrics else ''}\nrun folder: {summary['run_dir']}",
         highlight=False, soft_wrap=True,
     )
@@ -405,7 +405,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
             console.print(f"[yellow]dropped[/] {edge['dropped']} of {edge['sent']} messages on {edge['edge']} "
                           f"(policy {edge['policy']})", highlight=False)
     for node, errors in summary.get("stats", {}).get("decode_errors", {}).items():
-        console.print(f"[yellow]malformed[/] messages dropped by {node}: {errors}", highlight=False)
+        # the sources are ZeroMQ identities whoever connected chose: text, never markup
+        console.print(f"[yellow]malformed[/] messages dropped by {escape(node)}: {escape(str(errors))}", highlight=False)
     if dropped := summary.get("console", {}).get("dropped_lines"):
         console.print(f"[yellow]console[/]: {dropped} lines were not shown because the terminal did not read them "
                       f"in time; {summary['run_dir']}/logs has every line", highlight=False, soft_wrap=True)
