@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from nodes.browser.vwa.funcs import parse_func
-from nodes.browser.vwa.helpers import REGISTRY, HelperContext, HelperRegistry
+from nodes.browser.vwa.registry import REGISTRY, HelperContext, HelperRegistry
 from nodes.browser.vwa.page import PageImage, PageServices
 from nodes.browser.vwa.tasks import NOT_ACHIEVABLE, OR, PLACEHOLDER, HtmlTarget, ImageQuery, RequiredContents, VwaTask
 from nodes.judge import vwa_strings as s

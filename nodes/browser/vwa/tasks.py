@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from nodes.browser.vwa.funcs import FuncSyntaxError, parse_func
-from nodes.browser.vwa.helpers import REGISTRY, HelperRegistry
+from nodes.browser.vwa.registry import REGISTRY, HelperRegistry
 
 AND = " |AND| "  # several start URLs, one tab each
 OR = " |OR| "  # alternatives inside one reference
