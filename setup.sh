@@ -85,6 +85,10 @@ log "installing framebus into .venv"
 # Its other dependencies are gymnasium and matplotlib (installed above) and pandas (installed here).
 .venv/bin/python -m pip install -q --disable-pip-version-check pandas
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps "highway-env>=1.12,<1.13"
+# VisualAgentBench's WebArena-Lite task file (165 tasks, Apache-2.0) ships in BrowserGym's wheel; framebus reads
+# only that JSON file (nodes/browser/vwa/webarena_lite.py), and the wheel's dependencies (browsergym-core,
+# libwebarena) would pin an older Playwright over ours, so it goes in without them.
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps "browsergym-webarenalite==0.14.3"
 
 # Google Research Football: a C++ engine built once from source (about 15 minutes on 2 cores; the
 # wheel is cached under ~/.cache/framebus, so later setups take seconds).
