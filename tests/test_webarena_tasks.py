@@ -21,7 +21,7 @@ from nodes.browser.login import MissingLoginState, find_state_file, state_file_c
 from nodes.browser.vwa.tasks import SITES, TaskFileError, load_task_file, parse_task
 from nodes.judge import vwa_strings as s
 from nodes.judge.vwa import VwaJudge
-from nodes.judge.vwa_eval import CannotScore, Graders, evaluate, url_matches
+from nodes.judge.vwa_eval import CannotScore, evaluate, url_matches
 from nodes.judge.vwa_graders import GRADER_SAMPLING
 
 ROOT = Path(__file__).resolve().parent.parent
