@@ -112,6 +112,8 @@ def test_the_tasks_command_counts_webarena_files_and_reports_what_blocks_them_by
                  "  url_match.no url_note 1", "  program_html.must_include 1"):
         assert f"\n{line}\n" in out, (line, out)
     assert "several tabs 1, unachievable 3, require_reset 0, require_login 5, storage_state 4" in out
+    assert "need a model to be scored: an LLM judge (fuzzy_match, or an N/A task's reason; judge.vwa's grader) 2, " \
+           "a vision model or the attribute oracle (eval_vqa) 0\n" in out
     remote = sorted({"shopping_admin", "gitlab", "map", "reddit", "wikipedia", "shopping", "homepage"} - local_sites())
     if remote:
         assert "sites with no local site here (give their base URLs, hosts: in the env): " in out

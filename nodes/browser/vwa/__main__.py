@@ -58,6 +58,15 @@ def _reason(problem: str) -> str:
     return reason.split(" (known:")[0].split(" (allowed:")[0]
 
 
+def _needs_llm(task: VwaTask) -> bool:
+    """Whether some answer would go to the LLM judge: a fuzzy_match, or an unachievable task's reason."""
+    ev = task.eval
+    answers = ev.reference_answers if "string_match" in ev.eval_types else None
+    if answers is not None and answers.fuzzy_match:
+        return True
+    return "program_html" in ev.eval_types and any(t.required_contents.fuzzy_match for t in ev.program_html)
+
+
 def _count(title: str, counts: Counter[str], order: list[str] | None = None) -> None:
     keys = [k for k in order or [] if counts[k]] + sorted(k for k in counts if k not in (order or []))
     if keys:
@@ -104,6 +113,11 @@ def cmd_tasks(args: argparse.Namespace) -> int:
           f"{sum(len(t.start_urls) > 1 for t in tasks)}, unachievable {sum(t.unachievable for t in tasks)}, "
           f"require_reset {sum(t.require_reset for t in tasks)}, require_login {sum(t.require_login for t in tasks)}, "
           f"storage_state {sum(bool(t.storage_state) for t in tasks)}")
+    llm = sum(_needs_llm(t) for t in tasks)
+    vision = sum(any(q.eval_vqa for q in t.eval.page_image_query) for t in tasks
+                 if "page_image_query" in t.eval.eval_types)
+    print(f"need a model to be scored: an LLM judge (fuzzy_match, or an N/A task's reason; judge.vwa's grader) "
+          f"{llm}, a vision model or the attribute oracle (eval_vqa) {vision}")
     local = local_sites()
     remote = Counter(site for t in tasks for site in set(t.sites) if site not in local)
     if remote:
