@@ -39,7 +39,7 @@ def local_sites() -> set[str]:
     """The benchmark sites a local site node can serve."""
     from nodes.browser.sites.server import SITES as LOCAL
 
-    return {site for site in SITES if LOCAL_NAMES.get(site, site) in LOCAL}
+    return {site for site in SITES if site in LOCAL or LOCAL_NAMES.get(site) in LOCAL}
 
 
 def base_urls(pairs: list[str]) -> dict[str, str]:
