@@ -208,8 +208,8 @@ async def test_site_nodes_log_a_two_site_task_in_and_it_opens_both_sites_with_it
         "site_nodes": {"__CLASSIFIEDS__": "ads", "__REDDIT__": "board"}})
     await rt.play(teardown=False)
     try:
-        assert [(n, svc) for n, svc, _ in rt.requests if svc == "site.login"] == [("ads", "site.login"),
-                                                                               ("board", "site.login")]
+        assert [(n, body) for n, svc, body in rt.requests if svc == "site.login"] == [
+            ("ads", {"site": "classifieds"}), ("board", {"site": "reddit"})]
         assert env.browser is not None and [p.url for p in env.browser.pages] == [f"{ads}/", f"{reddit}/forums"]
         first, second = env.browser.pages
         # both sites are on 127.0.0.1, whose cookies know no ports: each keeps its own login

@@ -269,3 +269,24 @@ def test_state_files_are_named_for_their_sites_and_looked_for_under_the_auth_fol
     assert "auto_login script for gitlab, reddit" in text
     with pytest.raises(MissingLoginState, match="give the env's auth_dir"):
         find_state_file("./.auth/nowhere_state.json", None, "task 1")
+
+
+def test_site_login_logs_in_the_account_kept_for_the_benchmark_site():
+    from nodes.browser.sites.forum import Forum
+    from nodes.browser.sites.framework import login_state, session_cookie_value
+
+    class Shop(Forum):  # a site whose admin panel is a benchmark site of its own
+        accounts = (("emma", "emma@example.com", "pw", "Emma"), ("admin", "admin@example.com", "pw", "Admin"))
+        login_accounts = {"shopping_admin": "admin"}
+
+    def who(state: dict[str, Any]) -> str:
+        (cookie,) = state["cookies"]
+        assert cookie["name"] == "fb_session_forum" and cookie["domain"] == "127.0.0.1" and cookie["path"] == "/"
+        assert cookie["value"] == session_cookie_value("forum", 3, cookie["value"].split("|")[0])
+        return cookie["value"].split("|")[0]
+
+    assert who(login_state(Shop, 3, "http://127.0.0.1:7770")) == "emma"
+    assert who(login_state(Shop, 3, "http://127.0.0.1:7770", for_site="shopping_admin")) == "admin"
+    assert who(login_state(Shop, 3, "http://127.0.0.1:7770", "emma", "shopping_admin")) == "emma"
+    with pytest.raises(ValueError, match=r"site forum has no account 'bob' \(accounts: emma, admin\)"):
+        login_state(Shop, 3, "http://127.0.0.1:7770", "bob")

@@ -344,7 +344,7 @@ class BrowserEnv(EnvNode):
         sites = state_sites(storage_state, task.get("sites") or ())
         nodes = self.params.site_nodes
         if _served_locally(storage_state, task.get("sites") or (), nodes):
-            states = [await self.request(nodes[f"__{site.upper()}__"], "site.login", None,
+            states = [await self.request(nodes[f"__{site.upper()}__"], "site.login", {"site": site},
                                          timeout=self.params.reset_timeout_s) for site in sites]
             return merge_states(states)
         label = f"task {task.get('task_id', '?')}"

@@ -47,14 +47,18 @@ def session_cookie_value(site: str, seed: int, username: str) -> str:
     return f"{username}|{mac}"
 
 
-def login_state(site: type[Site], seed: int, base_url: str, username: str | None = None) -> dict[str, Any]:
-    """A Playwright storage state in which ``username`` (default: the site's first known account) is
-    logged in to the site at ``base_url``: what WebArena's auto-login script saves after filling in a
-    login form, made here without one (the site signs its own cookies). ValueError names the accounts."""
+def login_state(site: type[Site], seed: int, base_url: str, username: str | None = None,
+                for_site: str | None = None) -> dict[str, Any]:
+    """A Playwright storage state in which ``username`` is logged in to the site at ``base_url``: what
+    WebArena's auto-login script saves after filling in a login form, made here without one (the site
+    signs its own cookies). Without ``username``: the account the site keeps for the benchmark site
+    ``for_site`` (``login_accounts``, e.g. the admin of a shop's admin panel), else its first account.
+    ValueError names the accounts."""
     known = [account[0] for account in site.accounts]
     if not known:
         raise ValueError(f"site {site.name} has no accounts to log in with")
-    username = known[0] if username is None else username
+    if username is None:
+        username = site.login_accounts.get(for_site or "", known[0])
     if username not in known:
         raise ValueError(f"site {site.name} has no account {username!r} (accounts: {', '.join(known)})")
     host = urlsplit(base_url).hostname or "127.0.0.1"
@@ -137,6 +141,7 @@ class Site:
     default_size: ClassVar[int] = 40
     login_path: ClassVar[str] = "/login"
     accounts: ClassVar[tuple[tuple[str, str, str, str], ...]] = ()  # (username, email, password, display)
+    login_accounts: ClassVar[dict[str, str]] = {}  # benchmark site -> the account its tasks start logged in as
 
     def __init__(self, seed: int = 0, size: int | None = None, links: Mapping[str, str] | None = None) -> None:
         self.seed = seed
