@@ -154,12 +154,12 @@ async def test_interleaved_episodes_replays_and_attempts_each_keep_their_own_rec
     assert judge._playing == {}  # nothing kept once an episode ended
 
 
-async def test_an_unscorable_episode_ends_failed_on_the_record_with_its_labels_and_reason():
+async def test_an_unscorable_episode_ends_unscored_on_the_record_with_its_labels_and_reason():
     judge, rt = await make_judge(Recording)
     await feed(judge, [record("a", 0, info={"invalid": 1}),
                        record("a", 1, done=True, info={"invalid": 1, "stopped": "gave up", "unscorable": True})])
     (end,) = rt.requested("episode.end")
-    assert end["status"] == "failed" and end["metrics"] == {"steps": 2, "invalid": 1, "stopped": True, "level": 3,
+    assert end["status"] == "unscored" and end["metrics"] == {"steps": 2, "invalid": 1, "stopped": True, "level": 3,
                                                             "reason": "no way"}
     assert rt.requested("run.error") == [{"kind": "recording.unscored", "message": "no way", "episode": "a"}]
     assert judge.unscored == 1 and rt.summary_sections["recording"] == {"scored": 1, "unscored": 1}

@@ -19,7 +19,7 @@ class GuessJudge(JudgeNode):
     async def score(self, episode: JudgedEpisode, records: list[StepRecord]) -> dict[str, Any]:
         last = records[-1]
         if "success" not in last["info"] and not episode.labels["stopped"]:
-            raise Unscored("the last step has no success: is its env the guess game?")  # ends it failed
+            raise Unscored("the last step has no success: is its env the guess game?")  # ends it unscored
         found = bool(last["info"].get("success"))
         score = 100.0 / episode.labels["steps"] if found else 0.0
         self.scores.append(score)

@@ -221,8 +221,13 @@ class EpisodeBook:
         return self.total is not None and self.ended_count >= self.total
 
     def counts(self) -> dict[str, int | None]:
-        return {"total": self.total if self.total is not None else self.ended_count,
-                "completed": self._statuses["completed"], "failed": self._statuses["failed"]}
+        """Episodes in all, completed and failed; ``unscored`` (played, but a judge could not score
+        them) is there only when some were."""
+        out: dict[str, int | None] = {"total": self.total if self.total is not None else self.ended_count,
+                                      "completed": self._statuses["completed"], "failed": self._statuses["failed"]}
+        if self._statuses["unscored"]:
+            out["unscored"] = self._statuses["unscored"]
+        return out
 
     def summary_metrics(self) -> dict[str, float]:
         """Mean of every numeric metric over completed episodes."""

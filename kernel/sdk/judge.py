@@ -18,7 +18,8 @@ on the run's record, never a crash of the judge), keeps the records of each epis
 ``t = 0`` or attempt starts it afresh: an abandoned episode dealt again), and on ``done`` calls
 ``score``, puts ``summary()`` under ``section``, ends the episode, and calls ``finished`` (to free
 what scoring held). A ``score`` that cannot score raises :class:`Unscored`: the episode ends
-``failed`` with the reason, on the run's record, never as a silent 0.
+``unscored`` with the reason, on the run's record: neither a silent 0 nor a ``failed`` run of the
+world (it was played; only its score is missing).
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ from typing import Any, ClassVar
 from kernel.sdk.node import Message, Node, NodeParams, on_input
 from kernel.sdk.steps import Labels, StepRecord, StepRecordError, episode_labels, parse_step
 
-__all__ = ["JudgeNode", "JudgedEpisode", "Unscored"]
+__all__ = ["UNSCORED", "JudgeNode", "JudgedEpisode", "Unscored"]
+
+UNSCORED = "unscored"  # the status of an episode played to its end whose score could not be computed
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +48,8 @@ class JudgedEpisode:
 
 class Unscored(Exception):
     """Raised by ``score``: the episode cannot be scored (the step lacks what the benchmark needs, a
-    service it asked failed). It ends ``failed`` with ``reason`` and ``metrics`` beside the labels."""
+    service it asked failed, a grader the benchmark needs was not given). It ends with status
+    ``unscored``, ``reason`` and ``metrics`` beside the labels."""
 
     def __init__(self, reason: str, metrics: dict[str, Any] | None = None) -> None:
         super().__init__(reason)
@@ -127,7 +131,7 @@ class JudgeNode(Node):
             self.log.error("cannot score", episode=episode.id, reason=exc.reason)
             await self.record_error(f"{self.section or self.id}.unscored", exc.reason, episode.id)
             self._summarize()
-            await self.end_episode(episode.id, status="failed",
+            await self.end_episode(episode.id, status=UNSCORED,
                                    **{**episode.labels, **exc.metrics, "reason": exc.reason})
             return
         self._summarize()

@@ -395,7 +395,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
     metrics = ", ".join(f"{k}={v:.4g}" for k, v in summary["metrics"].items())
     console.print(
         f"[{style}]{summary['status']}[/] ({escape(str(summary['reason']))}): episodes {ep['completed']}/{ep['total']} completed, "
-        f"{ep['failed']} failed{'; ' + metrics if metrics else ''}\nrun folder: {summary['run_dir']}",
+        f"{ep['failed']} failed{f', {unscored} unscored' if (unscored := ep.get('unscored')) else ''}"
+        f"{'; ' + metrics if metrics else ''}\nrun folder: {summary['run_dir']}",
         highlight=False, soft_wrap=True,
     )
     for edge in summary.get("stats", {}).get("edges", []):

@@ -18,7 +18,7 @@ def status_line(kernel: Kernel, metric: str | None) -> str:
     counts = kernel.book.counts()
     means = kernel.book.summary_metrics()
     key = metric or next((k for k in ("score", "success", "reward") if k in means), None)
-    parts = [f"failed {counts['failed']}"]
+    parts = [f"failed {counts['failed']}"] + ([f"unscored {counts['unscored']}"] if counts.get("unscored") else [])
     if key and key in means:
         parts.append(f"{key} {means[key]:.3g}")
     model: dict[str, Any] = kernel.summary_sections().get("model") or {}

@@ -4,9 +4,12 @@ VisualWebArena's observations and action grammar.
 One Chromium per node process; each episode gets a fresh browser context built from a task in
 VWA's own fields (``start_url`` with `` |AND| `` tabs and ``__SITE__`` placeholders, ``viewport_size``,
 ``geolocation``, ``storage_state``, ``intent``, ``image``). Here the task comes from the params
-(``episode_task``), or, with the ``tasks`` param, from VWA task files: ``episode.index`` picks the
-task, placeholders resolve from ``hosts`` (and the ``site_nodes``' ``site.url``), a task with
-``require_reset`` has its sites reset first, its ``gold_actions`` are the ``oracle`` service's
+(``episode_task``), or, with the ``tasks`` param, from WebArena-format task files: ``episode.index``
+picks the task, placeholders resolve from ``hosts`` (and the ``site_nodes``' ``site.url``), a task's
+``storage_state`` is the logged-in state of its sites' ``site.login`` where site nodes serve them all,
+else the file of that name under ``auth_dir`` (nodes/browser/login.py), a task with
+``require_reset`` has its sites reset first (a remote site cannot be: that is warned and counted,
+never pretended), its ``gold_actions`` are the ``oracle`` service's
 answers, and judges read the resolved task from ``vwa.task``. Actions are VWA's strings
 (``click [12]``, ``type [3] [shoes] [0]``, ``stop [42]``): ``obs["actions"]`` lists their names,
 and a malformed action or an id not on the page is an invalid step whose message the agent reads
@@ -19,6 +22,8 @@ lagging judge (``judge_wait_s``) rather than close a page before it is scored.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import re
 import urllib.request
 from collections import OrderedDict
@@ -32,6 +37,7 @@ from kernel.sdk.env_wrappers import Wrapper
 from kernel.sdk.node import Episode, service
 from nodes.browser.actions import ACTION_NAMES, ELEMENT_ACTIONS, ActionError, parse_action
 from nodes.browser.gold import GoldLocatorError, parse_gold, resolve_gold
+from nodes.browser.login import MissingLoginState, find_state_file, merge_states, state_sites
 from nodes.browser.sandbox import Sandbox, netloc_of
 from nodes.browser.session import AND, BrowserEpisode, BrowserSession, Capture, EpisodeSpec, Settings
 from nodes.browser.vwa.tasks import TaskFileError, VwaTask, load_task_files, resolve_placeholders
@@ -89,6 +95,9 @@ class BrowserEnv(EnvNode):
         viewport: tuple[int, int] = Field((1280, 2048), description="[width, height] of the page (VWA: 1280x2048)")
         geolocation: dict[str, float] | None = Field(None, description="{latitude, longitude} the page sees")
         storage_state: str | None = Field(None, description="a Playwright storage-state file (login cookies)")
+        auth_dir: str | None = Field(None, description="the folder of the tasks' storage_state files "
+                                     "(./.auth/<sites>_state.json, made by WebArena's auto_login script) for sites "
+                                     "not served by site_nodes; unset: the working folder")
         observe: list[View] = Field(["som", "url", "tabs"], description="the views each obs carries: som (the "
                                     "Set-of-Marks element list), axtree, html, url, tabs (titles)")
         text: Literal["som", "axtree", "html", "none"] = Field("som", description="which view is also obs text "
@@ -133,13 +142,24 @@ class BrowserEnv(EnvNode):
 
     @classmethod
     def preflight(cls, params: Any) -> list[str]:
-        """A missing browser or an unreadable task file stops the run before any process starts."""
+        """A missing browser, an unreadable task file or a task's missing login file stops the run
+        before any process starts."""
         found = [] if Path(params.chromium).exists() else [
             f"chromium: {params.chromium} does not exist (bash setup.sh installs Debian's chromium)"]
         try:
-            load_task_files(_task_path(t) for t in params.tasks)
+            tasks = load_task_files(_task_path(t) for t in params.tasks)
         except TaskFileError as exc:
-            found.append(f"tasks: {exc}")
+            return [*found, f"tasks: {exc}"]
+        missing: list[str] = []
+        for task in tasks:
+            if task.storage_state and not _served_locally(task.storage_state, task.sites, params.site_nodes):
+                try:
+                    find_state_file(task.storage_state, params.auth_dir, f"{task.source}: task {task.task_id}")
+                except MissingLoginState as exc:
+                    missing.append(str(exc))
+        if missing:
+            more = f" (and {len(missing) - 3} more tasks)" if len(missing) > 3 else ""
+            found.append("tasks: " + "; ".join(missing[:3]) + more)
         return found
 
     async def setup(self) -> None:
@@ -169,6 +189,8 @@ class BrowserEnv(EnvNode):
         self._released = asyncio.Event()  # set by each page.release
         self._releases_seen = False  # a judge here releases pages: waiting for it is worth it
         self._patient = True  # until a wait for a release that never came
+        self.resettable: dict[str, bool] = {}  # base URL -> whether it is a local site that answers POST /reset
+        self.resets_skipped: dict[str, int] = {}  # site -> require_reset tasks started on it unreset
 
     def _id_space(self) -> str | None:
         p = self.params
@@ -263,7 +285,9 @@ class BrowserEnv(EnvNode):
     async def _reset_sites(self, task: dict[str, Any], holder: str) -> None:
         """VWA's ``require_reset``: every site of the task back to its seeded state before it starts:
         the site node's ``site.reset`` (under ``holder``'s exclusive lease) where one is named, else
-        ``POST <base>/reset`` (no other replica is known to share it then)."""
+        ``POST <base>/reset`` for a local site given by URL (no other replica is known to share it
+        then). A remote site (the benchmark's Docker sites) cannot be reset from here: the task starts
+        on it as it is, which is warned once per site and counted (summary.json, ``browser``)."""
         label = f"task {task.get('task_id', '?')}"
         for site in task.get("sites") or ():
             key = f"__{str(site).upper()}__"
@@ -272,7 +296,19 @@ class BrowserEnv(EnvNode):
                                    {"holder": holder} if self.params.leases else None,
                                    timeout=self.params.reset_timeout_s)
             elif key in self.hosts:
-                await asyncio.to_thread(_post_reset, self.hosts[key], self.params.reset_timeout_s)
+                base = self.hosts[key]
+                if base not in self.resettable:
+                    self.resettable[base] = await asyncio.to_thread(_is_local_site, base, self.params.reset_timeout_s)
+                if self.resettable[base]:
+                    await asyncio.to_thread(_post_reset, base, self.params.reset_timeout_s)
+                    continue
+                if str(site) not in self.resets_skipped:
+                    self.log.warning("cannot reset a remote site: the task starts on it as it is (restart its "
+                                     "containers to reset it, as WebArena's refresh script does)",
+                                     site=str(site), url=base, task=task.get("task_id"))
+                self.resets_skipped[str(site)] = self.resets_skipped.get(str(site), 0) + 1
+                self.summarize("browser", {"resets_skipped": sum(self.resets_skipped.values()),
+                                           "resets_skipped_per_site": dict(self.resets_skipped)})
             else:
                 raise ValueError(f"{label} requires a reset of site {site!r} but neither site_nodes nor hosts "
                                  f"name {key}")
@@ -280,6 +316,8 @@ class BrowserEnv(EnvNode):
     async def start_task(self, episode_id: str, task: dict[str, Any]) -> None:
         """Open a fresh context for ``task``; the previous episode's page is kept for its judge."""
         spec = spec_from_task(task, self.hosts, self.params.viewport)
+        if spec.storage_state is not None:
+            spec = dataclasses.replace(spec, storage_state=await self._login_state(task, spec.storage_state))
         sandbox = Sandbox(self.sandbox.allowed)
         for url in spec.start_urls:  # a task's own start pages are sites it may visit
             if netloc_of(url) is not None:
@@ -297,6 +335,20 @@ class BrowserEnv(EnvNode):
         self.goal, self.goal_images = spec.intent, spec.images
         self.last_error, self.rejection = "", None
         await self._capture()
+
+    async def _login_state(self, task: dict[str, Any], storage_state: str | dict[str, Any]) -> str | dict[str, Any]:
+        """The state a task's ``storage_state`` names: made by the site nodes' ``site.login`` when they
+        serve every site the file logs in to, else the file itself (under ``auth_dir``)."""
+        if not isinstance(storage_state, str):
+            return storage_state
+        sites = state_sites(storage_state, task.get("sites") or ())
+        nodes = self.params.site_nodes
+        if _served_locally(storage_state, task.get("sites") or (), nodes):
+            states = [await self.request(nodes[f"__{site.upper()}__"], "site.login", {"site": site},
+                                         timeout=self.params.reset_timeout_s) for site in sites]
+            return merge_states(states)
+        label = f"task {task.get('task_id', '?')}"
+        return str(find_state_file(storage_state, self.params.auth_dir, label))
 
     async def _wait_for_judges(self) -> None:
         """Backpressure from the judges: when one lags (a program_html check or a model grader while
@@ -532,6 +584,23 @@ def _task_path(path: str) -> Path:
         return given
     in_repo = REPO / given
     return in_repo if in_repo.exists() else given
+
+
+def _served_locally(storage_state: str, task_sites: Any, site_nodes: dict[str, str]) -> bool:
+    """Whether site nodes serve every site a state file logs in to (then they make the state)."""
+    sites = state_sites(storage_state, task_sites)
+    return bool(sites) and all(f"__{site.upper()}__" in site_nodes for site in sites)
+
+
+def _is_local_site(base_url: str, timeout: float) -> bool:
+    """Blocking: whether ``base_url`` is one of our local sites (its ``/healthz`` names the site), the
+    only kind ``POST /reset`` restores; anything else is a remote site that cannot be reset from here."""
+    try:
+        with urllib.request.urlopen(base_url.rstrip("/") + "/healthz", timeout=timeout) as reply:
+            data = json.loads(reply.read(65536) or b"null")
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and isinstance(data.get("site"), str) and "seed" in data
 
 
 def _post_reset(base_url: str, timeout: float) -> None:

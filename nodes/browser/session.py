@@ -54,7 +54,7 @@ class EpisodeSpec:
     start_urls: tuple[str, ...] = ("about:blank",)
     viewport: tuple[int, int] = (1280, 2048)
     geolocation: dict[str, float] | None = None
-    storage_state: str | None = None
+    storage_state: str | dict[str, Any] | None = None  # a Playwright storage-state file, or the state itself
     intent: str = ""
     images: tuple[str, ...] = ()
 
@@ -103,9 +103,9 @@ class BrowserSession:
         if spec.geolocation is not None:
             options.update(geolocation=spec.geolocation, permissions=["geolocation"])
         if spec.storage_state is not None:
-            if not Path(spec.storage_state).is_file():
+            if isinstance(spec.storage_state, str) and not Path(spec.storage_state).is_file():
                 raise FileNotFoundError(f"storage_state {spec.storage_state} does not exist (the login cookies "
-                                        "of the task's site; VWA makes them with auto_login.py)")
+                                        "of the task's site; WebArena and VWA make them with auto_login.py)")
             options["storage_state"] = spec.storage_state
         context = await self._browser.new_context(**options)
         await context.add_init_script(WATCH_JS)  # what settle() reads: the page's own pending work

@@ -6,8 +6,9 @@ final ``stop``, the final URL, and the live final page reached through the envir
 services, then ends the episode with ``success`` (the reward, 0 or 1), the per-evaluator scores and
 the task's labels. Visual questions are answered by a model node when ``vision`` names one, else by
 the attribute oracle built from the site nodes' ``site.attributes`` (labelled so in the results).
-A task that cannot be scored (no LLM judge for a fuzzy_match, say) is an episode ``failed`` with
-the reason, never a silent 0.
+A task that cannot be scored (a fuzzy_match or an unachievable task's reason with no LLM judge
+wired in ``grader``, a helper or page request that failed) ends ``unscored`` with the reason, never
+a silent 0 or 1.
 """
 
 from __future__ import annotations

@@ -1,30 +1,51 @@
-"""VisualWebArena's evaluators with VWA's semantics: the reward of one finished task.
+"""The evaluators of WebArena, VisualWebArena and WebArena-Lite: the reward of one finished task.
 
 ``evaluate`` runs the task's evaluators in ``eval_types`` order; the reward is the product of their
 scores, and each evaluator's score is the product of its checks, so the reward is 1 only when every
 check passes. String and URL checks need only the answer and the final URL; ``program_html`` and
 ``page_image_query`` read the live final page through ``PageServices`` and may navigate it, so they
 run once, after the episode. Every check is recorded with what it compared, and the graders used
-(an LLM judge, a vision model, or the attribute oracle) are named in the result.
+(an LLM judge, a vision model, or the attribute oracle) are named in the result. A check that needs
+a grader nobody gave (fuzzy_match without an LLM judge) raises ``CannotScore``: never a guessed 0 or 1.
+
+The three benchmarks' evaluators are one code base that drifted; one rule is kept for every task,
+and where they part it is said here (string cleaning and the single-token rule: vwa_strings.py).
+
+URLs (``url_match``):
+- ``EXACT`` (VWA): the final URL is one of the ``|OR|`` references; here query parameters compare in
+  any order and percent-encoding decoded (VWA compares raw strings).
+- ``GOLD in PRED`` (WebArena's rule, and its default when a task names none; VWA's files always name
+  theirs): host+path of a reference is part of the final URL's host+path, and every query parameter
+  of that reference has its value among the final URL's values for that name (extra parameters and
+  a fragment are free; the scheme is not compared). VWA's copy tested the raw reference text as a
+  substring, which let ``id=4`` match ``id=42``; WebArena pooled the query parameters of all ``|OR|``
+  alternatives, where here each alternative stands alone (no released task has queries in them).
+- both: ``localhost`` is ``127.0.0.1`` and trailing '/' are dropped (of the path too, before a query:
+  ``/issues/?state=opened`` is the page ``/issues?state=opened`` leads to).
 
 Where VWA's code and its evident intent part, this follows the intent, and says so:
 - the URL the agent ended on is read once, before any evaluator navigates, and is what ``url_match``,
   ``__last_url__`` and a later target's ``"last"`` mean (VWA re-reads the possibly navigated page);
-- URLs compare with query parameters as a set, percent-encoding decoded (VWA compares raw strings);
-- every kind in a ``required_contents`` is checked (VWA checks only the first);
-- ``|OR|`` in a ``program_html`` fuzzy_match means any alternative (VWA requires all);
+- every kind in a ``required_contents`` is checked (VWA and WebArena check only the first);
+- what a ``program_html`` locator selected is HTML-unescaped before it is compared (WebArena does;
+  VWA does not, so "&amp;" in a page's HTML never matched a reference's "&" there);
+- a ``program_html`` fuzzy_match string's ``|OR|`` parts are alternatives (VWA requires all);
+- a fuzzy_match given as a list is graded once, against the references joined by ", " (VAB's
+  WebArena-Lite evaluator; WebArena graded each entry alone, which a complete answer to a
+  two-part question fails on each single part);
 - an "N/A" answer check folds into the product like every other check (VWA's overwrote earlier ones).
 """
 
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qs, parse_qsl, unquote, urlsplit
 
 from nodes.browser.vwa.funcs import parse_func
 from nodes.browser.vwa.registry import REGISTRY, HelperContext, HelperRegistry
@@ -137,9 +158,8 @@ class _Run:
             score *= self.numbers(answers.required_values, s.to_int(pred), E)
         if answers.fuzzy_match == NOT_ACHIEVABLE:
             score *= await self.not_achievable(pred, ev.string_note)
-        elif answers.fuzzy_match is not None:
-            for ref in answers.fuzzy_match:
-                score *= await self.fuzzy(ref, pred, E)
+        elif answers.fuzzy_match:
+            score *= await self.fuzzy(", ".join(answers.fuzzy_match), pred, E)
         return score
 
     def numbers(self, refs: list[str], value: float | None, evaluator: str) -> float:
@@ -155,8 +175,9 @@ class _Run:
         E = "string_match"
         if s.exact_match(NOT_ACHIEVABLE, pred):
             return self.fail_unless(True, E, "fuzzy_match 'N/A'", "answered N/A")
-        if not reason:
-            return self.fail_unless(False, E, "fuzzy_match 'N/A'", "no eval.string_note to compare the reason with")
+        if not reason:  # problems() refuses such a task; a task built in code may still get here
+            raise CannotScore(f"task {self.task.task_id}: fuzzy_match 'N/A' with an answer other than N/A needs "
+                              "the reason the task cannot be done (eval.string_note)")
         grader = self.text_grader("fuzzy_match 'N/A' (ua_match)")
         ok, note = ua_verdict(await grader(ua_messages(self.task.intent, reason, pred)))
         return self.fail_unless(ok, E, "ua_match (unachievable reason)", note)
@@ -179,7 +200,7 @@ class _Run:
         assert ev.reference_url is not None
         if self.final_url is None:
             raise CannotScore(f"task {self.task.task_id}: url_match needs the final URL")
-        rule = ev.url_note or "EXACT"
+        rule = ev.url_note or DEFAULT_URL_RULE
         refs = [r.strip() for r in ev.reference_url.split(OR)]
         unresolved = sorted({m.group(0) for r in refs for m in PLACEHOLDER.finditer(r)})
         if unresolved:
@@ -249,7 +270,7 @@ class _Run:
         return await self.g.helpers.call(parse_func(loc), self.helper_context())  # func:, checked at load
 
     async def contents(self, req: RequiredContents, selected: Any, what: str) -> float:
-        E, text, score = "program_html", _text(selected), 1.0
+        E, text, score = "program_html", html.unescape(_text(selected)), 1.0
         if req.exact_match is not None:
             score *= self.fail_unless(s.exact_match(req.exact_match, text), E, f"{what}: exact_match "
                                       f"{req.exact_match!r}", f"selected {text[:80]!r}")
@@ -261,8 +282,9 @@ class _Run:
             value = selected if isinstance(selected, int | float) and not isinstance(selected, bool) \
                 else s.to_int(text)
             score *= self.numbers(req.required_values, value, E)
-        if req.fuzzy_match is not None:
-            refs = req.fuzzy_match.split(OR) if isinstance(req.fuzzy_match, str) else req.fuzzy_match
+        if req.fuzzy_match:
+            # a string: VWA's |OR| alternatives; a list: VAB's facts, graded together
+            refs = req.fuzzy_match.split(OR) if isinstance(req.fuzzy_match, str) else [", ".join(req.fuzzy_match)]
             grader = self.text_grader(f"{what}: fuzzy_match")
             verdicts: list[tuple[bool, str]] = []
             for ref in refs:  # alternatives: the first graded correct settles it
@@ -344,10 +366,12 @@ def _text(value: Any) -> str:
 
 # ---- URLs -----------------------------------------------------------------------------------------
 
+DEFAULT_URL_RULE = "GOLD in PRED"  # WebArena's, when a task names no url_note (VWA's files always name one)
+
+
 def normal_url(url: str) -> str:
-    """VWA's URL normalisation: ``localhost`` is ``127.0.0.1``, and a trailing '/' is dropped."""
-    url = url.strip().replace("://localhost", "://127.0.0.1")
-    return url[:-1] if url.endswith("/") else url
+    """``localhost`` is ``127.0.0.1``, and trailing '/' are dropped (WebArena's and VWA's ``clean_url``)."""
+    return url.strip().replace("://localhost", "://127.0.0.1").rstrip("/")
 
 
 def _parts(url: str) -> tuple[str, str, str, list[tuple[str, str]], str]:
@@ -356,15 +380,21 @@ def _parts(url: str) -> tuple[str, str, str, list[tuple[str, str]], str]:
             sorted(parse_qsl(p.query, keep_blank_values=True)), p.fragment)
 
 
-def url_matches(ref: str, pred: str, rule: str = "EXACT") -> bool:
-    """``EXACT``: the same URL, query parameters in any order; ``GOLD in PRED``: the reference is part
-    of the final URL (as text, or as the same page with the reference's query parameters among its own)."""
+def _gold_in_pred(ref: str, pred: str) -> bool:
+    r, p = urlsplit(normal_url(ref)), urlsplit(normal_url(pred))
+    if r.netloc.lower() + unquote(r.path).rstrip("/") not in p.netloc.lower() + unquote(p.path):
+        return False
+    have = parse_qs(p.query, keep_blank_values=True)
+    return all(any(v in have.get(key, []) for v in values)
+               for key, values in parse_qs(r.query, keep_blank_values=True).items())
+
+
+def url_matches(ref: str, pred: str, rule: str = DEFAULT_URL_RULE) -> bool:
+    """``EXACT``: the same URL, query parameters in any order; ``GOLD in PRED``: the reference's host
+    and path are part of the final URL's, and each of its query parameters is among the final URL's
+    (the module docstring says where VWA and WebArena differ)."""
     if rule == "EXACT":
         return normal_url(ref) == normal_url(pred) or _parts(ref) == _parts(pred)
     if rule == "GOLD in PRED":
-        if normal_url(ref) in normal_url(pred):
-            return True
-        r, p = _parts(ref), _parts(pred)
-        return (r[:2] == p[:2] and r[2] in p[2] and all(pair in p[3] for pair in r[3])
-                and (not r[4] or r[4] == p[4]))
+        return _gold_in_pred(ref, pred)
     raise ValueError(f"unknown URL rule {rule!r} (known: EXACT, GOLD in PRED)")

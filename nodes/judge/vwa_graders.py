@@ -34,15 +34,16 @@ class VisionAnswerer(Protocol):
     async def __call__(self, image: PageImage, question: str) -> str: ...
 
 
-# The grading prompt is VWA's (spec §3.5): a different wording would grade differently.
-FUZZY_SYSTEM = "You are a helpful assistant"
+# The grading prompts are ours. They ask what WebArena's and VWA's graders ask (does the answer mean
+# the reference? does the reported reason state the actual one?) with the verdict words their parsers
+# read, sampled at temperature 0 so a run is graded the same way twice.
+GRADER_SYSTEM = "You check answers against a reference and reply with a single verdict."
 FUZZY_TEMPLATE = (
-    "Help a teacher to grade the answer of a student given a question. Keep in mind that the student may use "
-    "different phrasing or wording to answer the question. The goal is to evaluate whether the answer is "
-    "semantically equivalent to the reference answer.\nquestion: {intent}\nreference answer: {reference}\n"
-    "all the string 'N/A' that you see is a special sequence that means 'not achievable'\n"
-    "student answer: {answer}\nConclude the judgement by 'correct', 'incorrect', or 'partially correct'. "
-    "Only output one of these options, and nothing else.")
+    "An agent answered a question about a website. Decide whether its answer means the same as the "
+    "reference answer; wording, order and formatting may differ, the facts may not.\n"
+    "Question: {intent}\nReference answer: {reference}\nAgent's answer: {answer}\n"
+    "'N/A' in either answer means that the task cannot be done.\n"
+    "Reply with one of 'correct', 'incorrect' or 'partially correct', and nothing else.")
 UA_TEMPLATE = (
     "task: {intent}\nactual unachievable reason: {reason}\nreported unachievable reason: {answer}\n"
     "The task above cannot be done, for the actual reason given. Someone tried it, failed, and reported why. "
@@ -52,12 +53,12 @@ GRADER_SAMPLING = {"temperature": 0, "max_tokens": 768, "top_p": 1.0}
 
 
 def fuzzy_messages(intent: str, reference: str, answer: str) -> Messages:
-    return [{"role": "system", "content": FUZZY_SYSTEM},
+    return [{"role": "system", "content": GRADER_SYSTEM},
             {"role": "user", "content": FUZZY_TEMPLATE.format(intent=intent, reference=reference, answer=answer)}]
 
 
 def ua_messages(intent: str, reason: str, answer: str) -> Messages:
-    return [{"role": "system", "content": FUZZY_SYSTEM},
+    return [{"role": "system", "content": GRADER_SYSTEM},
             {"role": "user", "content": UA_TEMPLATE.format(intent=intent, reason=reason, answer=answer)}]
 
 

@@ -1,11 +1,23 @@
-"""VWA's string checks: the answer cleaning, the single-token rule, ``|OR|`` alternatives, inequalities.
+"""The string checks of WebArena, VWA and WebArena-Lite: the answer cleaning, the single-token rule,
+``|OR|`` alternatives, inequalities. One rule for all three benchmarks; where they part, it is named here.
 
-VWA compares lowercased strings and, when a reference is a single word token, asks for it as a whole
-token of the answer, so a reference "0" does not match "10" or "2023". VWA tokenizes with NLTK's
-``word_tokenize``; NLTK is not a dependency here, so ``word_tokens`` follows the same Treebank
-conventions for what matters to answers: "$", "%", brackets, quotes and sentence-final periods are
-their own tokens, commas and colons split words but not numbers ("10,000", "3:30"), decimals and
-abbreviations ("1.99", "u.s.") stay whole, and English contractions split ("don't" -> "do", "n't").
+Cleaning (WebArena's ``clean_answer``): surrounding whitespace stripped, one pair of surrounding quotes
+dropped, lowercased. VWA and VAB's copy of it do not strip; an answer's spaces never carry meaning, so
+it is stripped for every task.
+
+The single-token rule: a reference that is one word token must be one of the answer's tokens, so a
+reference "0" does not match "10" or "2023". VWA (and VAB, which runs WebArena-Lite on VWA's code)
+apply it to every single-token reference of ``must_include`` / ``must_exclude``; WebArena applied it
+only to one-character references in a one-entry list, and took every other reference as a substring
+("14" matched "114"). The wider rule is kept for every task: it is WebArena-Lite's, and it only
+refuses answers that merely contain the reference inside a longer word. VAB's addition is kept too:
+an answer token with '/' also offers its parts ("01/11" holds "01" and "11").
+
+Tokens: VWA and WebArena tokenize with NLTK's ``word_tokenize``; NLTK is not a dependency here, so
+``word_tokens`` follows the same Treebank conventions for what matters to answers: "$", "%",
+brackets, quotes and sentence-final periods are their own tokens, commas and colons split words but
+not numbers ("10,000", "3:30"), decimals and abbreviations ("1.99", "u.s.") stay whole, and English
+contractions split ("don't" -> "do", "n't").
 """
 
 from __future__ import annotations
@@ -38,7 +50,8 @@ def word_tokens(text: str) -> list[str]:
 
 
 def clean(answer: str) -> str:
-    """One pair of surrounding quotes dropped, then lowercased (VWA's ``clean_answer``)."""
+    """Stripped, one pair of surrounding quotes dropped, then lowercased (WebArena's ``clean_answer``)."""
+    answer = answer.strip()
     if len(answer) >= 2 and answer[0] == answer[-1] and answer[0] in "'\"":
         answer = answer[1:-1]
     return answer.lower()
@@ -48,11 +61,17 @@ def exact_match(ref: str, pred: str) -> bool:
     return clean(pred) == clean(ref)
 
 
+def answer_tokens(text: str) -> list[str]:
+    """``word_tokens`` of an answer, and the '/'-separated parts of each token that has a '/' (VAB's rule)."""
+    tokens = word_tokens(text)
+    return tokens + [part for token in tokens if "/" in token for part in token.split("/") if part]
+
+
 def includes(ref: str, pred: str) -> bool:
     """``ref`` in ``pred``: as a whole token when ``ref`` is one token, else as a substring."""
     ref, pred = clean(ref), clean(pred)
     if len(word_tokens(ref)) == 1:
-        return ref in word_tokens(pred)
+        return ref in answer_tokens(pred)
     return ref in pred
 
 

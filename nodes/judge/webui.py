@@ -16,7 +16,7 @@ released evaluator's accidents, see ``nodes/browser/webui/aes.py``), and ends th
 
 There is no ``success``: WebUI has no pass mark, and inventing one would say more than the
 benchmark does. A broken page never crashes the judge: the scorer turns it into its error class.
-A task that cannot be scored (its ground truth fails) ends the episode ``failed`` with the
+A task that cannot be scored (its ground truth fails) ends the episode ``unscored`` with the
 reason, never a silent 0. summary.json's ``webui`` section has our mean AES beside MageBench's
 Table 1 WebUI rows (``webui_paper``).
 

@@ -75,7 +75,8 @@ def _facts(summary: dict[str, Any], data: Any) -> list[tuple[str, str]]:
         ("launch file", Path(str(summary.get("launch_file", "?"))).name),
         ("started", str(summary.get("started_at", "?")).replace("T", " ")[:19]),
         ("duration", f"{summary.get('duration_s', 0):.1f} s"),
-        ("episodes", f"{eps.get('completed', 0)}/{eps.get('total', 0)} completed, {eps.get('failed', 0)} failed"),
+        ("episodes", f"{eps.get('completed', 0)}/{eps.get('total', 0)} completed, {eps.get('failed', 0)} failed"
+                     + (f", {eps['unscored']} unscored" if eps.get("unscored") else "")),
         ("nodes", str(len(summary.get("nodes") or {}))),
     ]
     if data.recordings:

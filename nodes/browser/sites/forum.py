@@ -1,6 +1,12 @@
-"""Forum: a Postmill-shaped link aggregator (forums, posts with images, comments, votes, new posts,
-blocking a user), on VWA's URL shapes: ``/f/<forum>``, ``/f/<forum>/<id>/<slug>``, ``/submit``,
-``/user/<name>``, ``/sv/<id>`` (vote), ``/login``."""
+"""Forum: a Postmill-shaped link aggregator (forums, posts with images, threaded comments, votes, new
+posts, blocking a user), on VWA's URL shapes: ``/f/<forum>``, ``/f/<forum>/<id>/<slug>``,
+``/f/<forum>/<id>/-/comment/<comment>`` (a comment and its replies, with a reply form), ``/submit``,
+``/user/<name>``, ``/user/<name>/comments``, ``/sv/<id>`` (vote), ``/login``.
+
+Comments are marked up as the Postmill WebArena hosts is, so VWA's ``reddit_*`` helpers read either:
+``article.comment[data-level]`` nested in its parent's ``.comment__replies``, the author in the
+header's ``a.fg-inherit``, the time in the header's ``time[datetime]``, the text in
+``.comment__content`` and the score in ``.vote__net-score``."""
 
 from __future__ import annotations
 
@@ -28,7 +34,8 @@ CREATE TABLE submissions (id INTEGER PRIMARY KEY, forum TEXT NOT NULL REFERENCES
     slug TEXT NOT NULL, body TEXT NOT NULL, image_id INTEGER, author TEXT NOT NULL, created TEXT NOT NULL,
     base_score INTEGER NOT NULL);
 CREATE TABLE comments (id INTEGER PRIMARY KEY, submission_id INTEGER NOT NULL REFERENCES submissions(id),
-    author TEXT NOT NULL, body TEXT NOT NULL, created TEXT NOT NULL);
+    author TEXT NOT NULL, body TEXT NOT NULL, created TEXT NOT NULL, parent_id INTEGER REFERENCES comments(id),
+    base_score INTEGER NOT NULL DEFAULT 1);
 CREATE TABLE votes (username TEXT NOT NULL, submission_id INTEGER NOT NULL, choice INTEGER NOT NULL,
     PRIMARY KEY (username, submission_id));
 CREATE TABLE blocks (blocker TEXT NOT NULL, blocked TEXT NOT NULL, PRIMARY KEY (blocker, blocked));
@@ -61,10 +68,24 @@ to <a href="/f/{{ s.forum }}">{{ s.forum }}</a> · <a href="/f/{{ s.forum }}/{{ 
 <button type="submit" class="vote__up" {% if s.my_vote == 1 %}aria-pressed="true"{% endif %}>Upvote</button></form>
 <form class="inline vote" method="post" action="/sv/{{ s.id }}"><input type="hidden" name="choice" value="-1">
 <button type="submit" class="vote__down" {% if s.my_vote == -1 %}aria-pressed="true"{% endif %}>Downvote</button></form>
-<h2>Comments</h2>{% for c in comments %}<div class="comment"><a href="/user/{{ c.author }}" class="comment__author">{{ c.author }}</a>
-<span class="muted">{{ c.created }}</span><div class="comment__body">{{ c.body }}</div></div>{% else %}<p>No comments.</p>{% endfor %}
+<h2>Comments</h2>{% include "thread.html" %}
 <form method="post" action="/f/{{ s.forum }}/{{ s.id }}/-/comment"><label>Comment <textarea name="comment"></textarea></label>
 <button type="submit">Post</button></form>{% endblock %}""",
+    "thread.html": """{% for c in comments recursive %}<article class="comment" id="comment_{{ c.id }}" data-level="{{ loop.depth }}">
+<div class="comment__row"><div class="comment__main"><header class="comment__header"><h1 class="comment__info"><span class="muted">
+<a href="/user/{{ c.author }}" class="comment__author fg-inherit">{{ c.author }}</a> wrote <time datetime="{{ c.iso }}">{{ c.created }}</time>
+</span></h1></header><div class="comment__body comment__content">{{ c.body }}</div>
+<nav class="comment__nav"><a href="/f/{{ s.forum }}/{{ s.id }}/-/comment/{{ c.id }}" class="comment__reply-link">Reply</a></nav></div>
+<div class="comment__vote"><span class="vote__net-score">{{ c.score }}</span></div></div>
+{% if c.children %}<div class="comment__replies">{{ loop(c.children) }}</div>{% endif %}</article>{% else %}<p>No comments.</p>{% endfor %}""",
+    "comment.html": """{% extends "layout.html" %}{% block title %}Comment on {{ s.title }}{% endblock %}{% block content %}
+{% include "row.html" %}<p><a href="/f/{{ s.forum }}/{{ s.id }}/{{ s.slug }}">All comments</a></p>{% include "thread.html" %}
+<form method="post" action="/f/{{ s.forum }}/{{ s.id }}/-/comment/{{ parent }}"><label>Reply <textarea name="comment"></textarea></label>
+<button type="submit">Reply</button></form>{% endblock %}""",
+    "user_comments.html": """{% extends "layout.html" %}{% block title %}Comments by {{ name }}{% endblock %}{% block content %}
+<h1 class="user-name">{{ name }}</h1><h2>Comments</h2>{% for c in comments %}<div class="comment-context">
+<a href="/f/{{ c.forum }}/{{ c.submission_id }}/-/comment/{{ c.id }}">{{ c.title }}</a> <span class="muted">{{ c.created }}</span>
+<div class="comment__body">{{ c.body }}</div></div>{% else %}<p>None.</p>{% endfor %}{% endblock %}""",
     "forums.html": """{% extends "layout.html" %}{% block title %}Forums{% endblock %}{% block content %}
 <h1>Forums</h1><ul>{% for f in forums %}<li><a href="/f/{{ f.name }}">{{ f.name }}</a> · {{ f.title }} ({{ f.n }} submissions)</li>{% endfor %}</ul>{% endblock %}""",
     "submit.html": """{% extends "layout.html" %}{% block title %}Create submission{% endblock %}{% block content %}
@@ -113,18 +134,26 @@ class Forum(Site):
             db.execute("INSERT INTO submissions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        (n, forum, title, content.slugify(title), content.paragraph(rng, "post", 2), image_id, author,
                         content.stamp(n * 61), rng.randint(0, 120)))
+            first: int | None = None
             for c in range(rng.choice((0, 1, 2, 3))):
-                db.execute("INSERT INTO comments (submission_id, author, body, created) VALUES (?, ?, ?, ?)",
-                           (n, rng.choice(people), content.sentence(rng, "post"), content.stamp(n * 61 + 5 + c)))
+                # every third later comment replies to the post's first one; the scores follow from the ids
+                # (no draws of their own: the seeded content stays what it was before comments nested)
+                parent = first if c and (n + c) % 3 == 0 else None
+                cur = db.execute("INSERT INTO comments (submission_id, author, body, created, parent_id, base_score) "
+                                 "VALUES (?, ?, ?, ?, ?, ?)", (n, rng.choice(people), content.sentence(rng, "post"),
+                                                               content.stamp(n * 61 + 5 + c), parent, (n * 7 + c * 5) % 23))
+                first = first or cur.lastrowid
 
     def pages(self) -> list[tuple[str, Handler, list[str]]]:
         return [("/", self.front, ["GET"]), ("/forums", self.forums, ["GET"]),
                 ("/f/{forum}", self.forum, ["GET"]), ("/f/{forum}/{sort:str}", self.forum, ["GET"]),
                 ("/f/{forum}/{id:int}/{slug}", self.post, ["GET"]),
                 ("/f/{forum}/{id:int}/-/comment", self.comment, ["POST"]),
+                ("/f/{forum}/{id:int}/-/comment/{comment:int}", self.reply, ["GET", "POST"]),
                 ("/sv/{id:int}", self.vote, ["POST"]),
                 ("/submit", self.submit, ["GET", "POST"]), ("/submit/{forum}", self.submit, ["GET"]),
-                ("/user/{name}", self.profile, ["GET"]), ("/user/{name}/block_user", self.block, ["POST"]),
+                ("/user/{name}", self.profile, ["GET"]), ("/user/{name}/comments", self.user_comments, ["GET"]),
+                ("/user/{name}/block_user", self.block, ["POST"]),
                 ("/user/{name}/unblock_user", self.unblock, ["POST"]), ("/user/{name}/block_list", self.block_list, ["GET"]),
                 ("/login", lambda ctx: ctx.render("login.html", error=None), ["GET"]),
                 ("/login_check", self.login, ["POST"]), ("/logout", self.logout, ["GET"])]
@@ -168,8 +197,22 @@ class Forum(Site):
 
     def post(self, ctx: Ctx) -> Response:
         s = self._submission(ctx, ctx.path["id"])
-        comments = ctx.db.execute("SELECT * FROM comments WHERE submission_id = ? ORDER BY id", (s["id"],)).fetchall()
-        return ctx.render("post.html", s=s, comments=comments)
+        return ctx.render("post.html", s=s, comments=self._thread(ctx, s["id"]))
+
+    def _thread(self, ctx: Ctx, submission_id: int, root: int | None = None) -> list[dict[str, object]]:
+        """The post's comments as a tree (oldest first at each level), or the subtree of ``root``."""
+        rows = ctx.db.execute("SELECT * FROM comments WHERE submission_id = ? ORDER BY id", (submission_id,)).fetchall()
+        nodes = {r["id"]: {**dict(r), "score": r["base_score"], "iso": _iso(r["created"]), "children": []}
+                 for r in rows}
+        top: list[dict[str, object]] = []
+        for r in rows:
+            parent = nodes.get(r["parent_id"]) if r["parent_id"] is not None else None
+            (parent["children"] if parent is not None else top).append(nodes[r["id"]])  # type: ignore[union-attr]
+        if root is None:
+            return top
+        if root not in nodes:
+            raise HTTPException(404, f"no comment {root} on submission {submission_id}")
+        return [nodes[root]]
 
     # actions -----------------------------------------------------------------------------------
     def comment(self, ctx: Ctx) -> Response:
@@ -181,6 +224,20 @@ class Forum(Site):
         ctx.db.execute("INSERT INTO comments (submission_id, author, body, created) VALUES (?, ?, ?, ?)",
                        (s["id"], user, body, self._next_stamp(ctx)))
         return ctx.redirect(f"/f/{s['forum']}/{s['id']}/{s['slug']}")
+
+    def reply(self, ctx: Ctx) -> Response:
+        """Postmill's comment page: the comment and its replies with a reply form (GET); a reply (POST)."""
+        s = self._submission(ctx, ctx.path["id"])
+        thread = self._thread(ctx, s["id"], ctx.path["comment"])
+        if ctx.request.method == "GET":
+            return ctx.render("comment.html", s=s, comments=thread, parent=ctx.path["comment"])
+        user = ctx.need_user()
+        body = ctx.form.get("comment", "").strip()
+        if not body:
+            raise HTTPException(400, "a reply needs a text")
+        cur = ctx.db.execute("INSERT INTO comments (submission_id, author, body, created, parent_id) VALUES "
+                             "(?, ?, ?, ?, ?)", (s["id"], user, body, self._next_stamp(ctx), ctx.path["comment"]))
+        return ctx.redirect(f"/f/{s['forum']}/{s['id']}/{s['slug']}#comment_{cur.lastrowid}")
 
     def vote(self, ctx: Ctx) -> Response:
         user = ctx.need_user()
@@ -227,6 +284,15 @@ class Forum(Site):
         blocked = ctx.db.execute("SELECT 1 FROM blocks WHERE blocker = ? AND blocked = ?", (ctx.user, name)).fetchone()
         return ctx.render("user.html", name=name, posts=posts, comments=comments, blocked=bool(blocked))
 
+    def user_comments(self, ctx: Ctx) -> Response:
+        name = ctx.path["name"]
+        comments = ctx.db.execute("SELECT c.*, s.forum, s.title FROM comments c JOIN submissions s ON "
+                                  "s.id = c.submission_id WHERE c.author = ? ORDER BY c.id DESC", (name,)).fetchall()
+        if not comments and not ctx.db.execute("SELECT 1 FROM accounts WHERE username = ?", (name,)).fetchone() \
+                and not ctx.db.execute("SELECT 1 FROM submissions WHERE author = ?", (name,)).fetchone():
+            raise HTTPException(404, f"no user named {name!r}")
+        return ctx.render("user_comments.html", name=name, comments=comments)
+
     def block(self, ctx: Ctx) -> Response:
         user, name = ctx.need_user(), ctx.path["name"]
         if name == user:
@@ -267,3 +333,8 @@ class Forum(Site):
         newest = ctx.db.execute("SELECT MAX(created) FROM (SELECT created FROM submissions UNION ALL "
                                 "SELECT created FROM comments)").fetchone()[0]
         return (datetime.strptime(newest, "%Y-%m-%d %H:%M") + timedelta(minutes=1)).strftime("%Y-%m-%d %H:%M")
+
+
+def _iso(stamp: str) -> str:
+    """A stored ``YYYY-MM-DD HH:MM`` as the ISO 8601 time a ``<time datetime>`` carries (UTC)."""
+    return datetime.strptime(stamp, "%Y-%m-%d %H:%M").strftime("%Y-%m-%dT%H:%M:00+00:00")

@@ -18,7 +18,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import jinja2
 from starlette.applications import Starlette
@@ -31,7 +31,40 @@ from starlette.routing import Route
 
 from nodes.browser.sites import images
 
-SESSION_COOKIE = "fb_session"
+SESSION_COOKIE = "fb_session"  # each site's cookie is this plus its name: sites on one host, ports apart,
+# share their cookies (cookies know no ports), so a login to one must not replace another's
+
+
+def session_cookie_name(site: str) -> str:
+    return f"{SESSION_COOKIE}_{site}"
+
+
+def session_cookie_value(site: str, seed: int, username: str) -> str:
+    """The session cookie of ``username`` on site ``site`` built with ``seed``: the same for every server
+    of that site and seed, through resets and restarts, so a login state made once keeps working."""
+    secret = hashlib.sha256(f"framebus-site:{site}:{seed}".encode()).digest()
+    mac = hmac.new(secret, username.encode(), hashlib.sha256).hexdigest()[:32]
+    return f"{username}|{mac}"
+
+
+def login_state(site: type[Site], seed: int, base_url: str, username: str | None = None,
+                for_site: str | None = None) -> dict[str, Any]:
+    """A Playwright storage state in which ``username`` is logged in to the site at ``base_url``: what
+    WebArena's auto-login script saves after filling in a login form, made here without one (the site
+    signs its own cookies). Without ``username``: the account the site keeps for the benchmark site
+    ``for_site`` (``login_accounts``, e.g. the admin of a shop's admin panel), else its first account.
+    ValueError names the accounts."""
+    known = [account[0] for account in site.accounts]
+    if not known:
+        raise ValueError(f"site {site.name} has no accounts to log in with")
+    if username is None:
+        username = site.login_accounts.get(for_site or "", known[0])
+    if username not in known:
+        raise ValueError(f"site {site.name} has no account {username!r} (accounts: {', '.join(known)})")
+    host = urlsplit(base_url).hostname or "127.0.0.1"
+    cookie = {"name": session_cookie_name(site.name), "value": session_cookie_value(site.name, seed, username),
+              "domain": host, "path": "/", "expires": -1, "httpOnly": True, "secure": False, "sameSite": "Lax"}
+    return {"cookies": [cookie], "origins": []}
 
 IMAGES_SCHEMA = """
 CREATE TABLE images (id INTEGER PRIMARY KEY, owner TEXT NOT NULL, kind TEXT NOT NULL, colour TEXT NOT NULL,
@@ -74,11 +107,11 @@ class Ctx:
         return self.user
 
     def log_in(self, username: str) -> None:
-        self.cookies_out[SESSION_COOKIE] = self.site.sign(username)
+        self.cookies_out[self.site.cookie_name] = self.site.sign(username)
         self.user = username
 
     def log_out(self) -> None:
-        self.cookies_out[SESSION_COOKIE] = None
+        self.cookies_out[self.site.cookie_name] = None
         self.user = None
 
     def _finish(self, response: Response) -> Response:
@@ -108,6 +141,7 @@ class Site:
     default_size: ClassVar[int] = 40
     login_path: ClassVar[str] = "/login"
     accounts: ClassVar[tuple[tuple[str, str, str, str], ...]] = ()  # (username, email, password, display)
+    login_accounts: ClassVar[dict[str, str]] = {}  # benchmark site -> the account its tasks start logged in as
 
     def __init__(self, seed: int = 0, size: int | None = None, links: Mapping[str, str] | None = None) -> None:
         self.seed = seed
@@ -116,7 +150,7 @@ class Site:
             raise ValueError(f"site {self.name}: size must be at least 1, got {self.size}")
         self.links = dict(links or {})
         self.lock = threading.Lock()
-        self._secret = hashlib.sha256(f"framebus-site:{self.name}:{seed}".encode()).digest()
+        self.cookie_name = session_cookie_name(self.name)
         self.templates = jinja2.Environment(loader=jinja2.DictLoader(self.templates_source), autoescape=True,
                                             undefined=jinja2.StrictUndefined)
         started = time.perf_counter()
@@ -163,8 +197,7 @@ class Site:
     def sign(self, username: str) -> str:
         """A session cookie that survives resets and restarts (same seed, same secret), so a
         Playwright storage_state made once keeps working."""
-        mac = hmac.new(self._secret, username.encode(), hashlib.sha256).hexdigest()[:32]
-        return f"{username}|{mac}"
+        return session_cookie_value(self.name, self.seed, username)
 
     def session_user(self, cookie: str | None) -> str | None:
         if not cookie or "|" not in cookie:
@@ -182,7 +215,7 @@ class Site:
         """Run one handler in the threadpool, under the site lock."""
         with self.lock:
             ctx = Ctx(request=request, site=self, db=self.db, query=request.query_params, form=form,
-                      path=request.path_params, user=self.session_user(request.cookies.get(SESSION_COOKIE)),
+                      path=request.path_params, user=self.session_user(request.cookies.get(self.cookie_name)),
                       files=files)
             try:
                 response = handler(ctx)

@@ -8,7 +8,9 @@ Launch file::
 
 Services for the browser env and the judges: ``site.url`` (the base URL), ``site.reset`` (restore
 the seeded state; returns the seconds it took), ``site.attributes`` (every stored image and what it
-shows: the answer key of visual questions), and the leases that let browser replicas share the site
+shows: the answer key of visual questions), ``site.login`` (a Playwright storage state logged in as
+the site's known account, or ``{username}``, or the one it keeps for ``{site}``: what a task's
+``storage_state`` stands for), and the leases that let browser replicas share the site
 (lease.py): ``site.lease`` ({holder, mode: shared|exclusive, timeout_s}), ``site.release``
 ({holder} or {holders: [...]}) and ``site.leases`` (who holds and waits, and the record of grants,
 releases and resets with their wall-clock times). A ``site.reset`` naming a ``holder`` needs that
@@ -143,6 +145,17 @@ class SiteNode(Node):
 
     def _release(self, holder: str) -> bool:
         return self.leases.release(holder)
+
+    @service("site.login")
+    def login(self, body: Any = None) -> dict[str, Any]:
+        """A Playwright storage state (cookies) in which ``username``, or the account kept for the
+        benchmark site ``site`` (``shopping_admin``: the shop's admin), or the site's first account is
+        logged in: the env's stand-in for WebArena's ``.auth/<site>_state.json`` files."""
+        from nodes.browser.sites.framework import login_state
+        from nodes.browser.sites.server import site_class
+
+        return login_state(site_class(self.params.site), self.params.seed, self.base_url,
+                           _field(body, "username", str, None), _field(body, "site", str, None))
 
     @service("site.attributes")
     async def attributes(self, body: Any = None) -> list[dict[str, Any]]:

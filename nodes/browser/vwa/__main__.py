@@ -1,10 +1,13 @@
 """``python -m nodes.browser.vwa tasks FILE...`` and ``... score TASK.json --answer TEXT [--url URL]``.
 
-``tasks`` reads VWA task files as they are, prints how many tasks each site, evaluator and difficulty
-has, and lists every task the evaluators cannot run, with what they lack; it exits 1 when some cannot
-run and 2 when a file cannot be read. ``score`` scores a task from an answer and a final URL, without
-a browser; the reward (0 or 1) is the last line. Base URLs for ``__SITE__`` placeholders come from
-``--base-url site=URL`` or, as in VWA, the CLASSIFIEDS/SHOPPING/REDDIT/WIKIPEDIA/HOMEPAGE variables.
+``tasks`` reads WebArena-format task files as they are (VWA's, WebArena's, WebArena-Lite's, and the
+one-task files WebArena generates), prints how many tasks each benchmark, site, evaluator, check kind
+and difficulty has, which sites have no local site here, and every task the evaluators cannot run,
+counted by reason and then listed with what it lacks; it exits 1 when some cannot run and 2 when a
+file cannot be read. ``score`` scores a task from an answer and a final URL, without a browser; the
+reward (0 or 1) is the last line. Base URLs for ``__SITE__`` placeholders come from ``--base-url
+site=URL`` or, as in WebArena and VWA, the variables CLASSIFIEDS, SHOPPING, SHOPPING_ADMIN, REDDIT,
+GITLAB, MAP, WIKIPEDIA and HOMEPAGE.
 """
 
 from __future__ import annotations
@@ -16,9 +19,27 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from nodes.browser.vwa.tasks import EVAL_TYPES, LEVELS, TaskFileError, VwaTask, load_task_file
+from nodes.browser.vwa.registry import REGISTRY
+from nodes.browser.vwa.tasks import (
+    ANSWER_KINDS,
+    CONTENT_KINDS,
+    EVAL_TYPES,
+    LEVELS,
+    SITES,
+    TaskFileError,
+    VwaTask,
+    load_task_file,
+)
 
-SITES = ("classifieds", "shopping", "reddit", "wikipedia", "homepage")
+# the local site that plays each benchmark site, where its name differs (nodes/browser/sites/server.py)
+LOCAL_NAMES = {"reddit": "forum", "wikipedia": "wiki", "gitlab": "forge"}
+
+
+def local_sites() -> set[str]:
+    """The benchmark sites a local site node can serve."""
+    from nodes.browser.sites.server import SITES as LOCAL
+
+    return {site for site in SITES if site in LOCAL or LOCAL_NAMES.get(site) in LOCAL}
 
 
 def base_urls(pairs: list[str]) -> dict[str, str]:
@@ -31,6 +52,29 @@ def base_urls(pairs: list[str]) -> dict[str, str]:
     return urls
 
 
+def _reason(problem: str) -> str:
+    """A problem line without its key and the list of known names: what many tasks share."""
+    reason = problem.split(": ", 1)[1] if ": " in problem else problem
+    return reason.split(" (known:")[0].split(" (allowed:")[0]
+
+
+def _needs_llm(task: VwaTask) -> bool:
+    """Whether some answer would go to the LLM judge: a fuzzy_match, or an unachievable task's reason."""
+    ev = task.eval
+    answers = ev.reference_answers if "string_match" in ev.eval_types else None
+    if answers is not None and answers.fuzzy_match:
+        return True
+    return "program_html" in ev.eval_types and any(t.required_contents.fuzzy_match for t in ev.program_html)
+
+
+def _count(title: str, counts: Counter[str], order: list[str] | None = None) -> None:
+    keys = [k for k in order or [] if counts[k]] + sorted(k for k in counts if k not in (order or []))
+    if keys:
+        print(title)
+        for key in keys:
+            print(f"  {key} {counts[key]}")
+
+
 def cmd_tasks(args: argparse.Namespace) -> int:
     tasks: list[VwaTask] = []
     unreadable = 0
@@ -40,16 +84,26 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         except TaskFileError as e:
             print(f"error: {e}", file=sys.stderr)
             unreadable += 1
-    sites = Counter(site for t in tasks for site in t.sites)
-    evaluators = Counter(kind for t in tasks for kind in t.eval.eval_types)
     print(f"{len(tasks)} tasks in {len(args.files) - unreadable} files")
-    print("per site (a task counts for each site it uses):")
-    for site, n in sorted(sites.items(), key=lambda kv: (-kv[1], kv[0])):
-        print(f"  {site} {n}")
-    print("per evaluator:")
-    for kind in [*EVAL_TYPES, *sorted(set(evaluators) - set(EVAL_TYPES))]:
-        if evaluators[kind]:
-            print(f"  {kind} {evaluators[kind]}")
+    _count("per benchmark (by the fields its files carry):", Counter(t.origin for t in tasks))
+    _count("per site (a task counts for each site it uses):",
+           Counter(site for t in tasks for site in t.sites), list(SITES))
+    _count("per evaluator:", Counter(kind for t in tasks for kind in t.eval.eval_types), list(EVAL_TYPES))
+    checks: Counter[str] = Counter()
+    for t in tasks:
+        ev = t.eval
+        if "string_match" in ev.eval_types and ev.reference_answers is not None:
+            checks.update(f"string_match.{k}" + ("(N/A)" if k == "fuzzy_match" and t.unachievable else "")
+                          for k in ev.reference_answers.kinds() + ev.reference_answers.unknown_keys())
+        if "url_match" in ev.eval_types:
+            checks[f"url_match.{ev.url_note or 'no url_note'}"] += 1
+        if "program_html" in ev.eval_types:
+            checks.update(f"program_html.{k}" for target in ev.program_html
+                          for k in target.required_contents.kinds() + target.required_contents.unknown_keys())
+    _count("per check kind (string checks, URL rules, page content checks):", checks,
+           [*(f"string_match.{k}" for k in ANSWER_KINDS), "string_match.fuzzy_match(N/A)",
+            "url_match.EXACT", "url_match.GOLD in PRED", "url_match.no url_note",
+            *(f"program_html.{k}" for k in CONTENT_KINDS)])
     print("per difficulty:")
     for axis in ("overall", "reasoning", "visual"):
         levels = Counter(t.difficulty(axis) or "unlabelled" for t in tasks)  # type: ignore[arg-type]
@@ -57,12 +111,36 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         print(f"  {axis}: " + ", ".join(f"{level} {levels[level]}" for level in order if levels[level]))
     print(f"with input images {sum(bool(t.images) for t in tasks)}, several tabs "
           f"{sum(len(t.start_urls) > 1 for t in tasks)}, unachievable {sum(t.unachievable for t in tasks)}, "
-          f"require_reset {sum(t.require_reset for t in tasks)}")
+          f"require_reset {sum(t.require_reset for t in tasks)}, require_login {sum(t.require_login for t in tasks)}, "
+          f"storage_state {sum(bool(t.storage_state) for t in tasks)}")
+    llm = sum(_needs_llm(t) for t in tasks)
+    vision = sum(any(q.eval_vqa for q in t.eval.page_image_query) for t in tasks
+                 if "page_image_query" in t.eval.eval_types)
+    print(f"need a model to be scored: an LLM judge (fuzzy_match, or an N/A task's reason; judge.vwa's grader) "
+          f"{llm}, a vision model or the attribute oracle (eval_vqa) {vision}")
+    local = local_sites()
+    remote = Counter(site for t in tasks for site in set(t.sites) if site not in local)
+    if remote:
+        print("sites with no local site here (give their base URLs, hosts: in the env): "
+              + ", ".join(f"{site} ({n} tasks)" for site, n in sorted(remote.items())))
+    notes = [(t, n) for t in tasks for n in t.notes]
+    if notes:
+        print(f"read leniently ({len(notes)}):")
+        for task, note in notes:
+            print(f"  {task.source}: task {task.task_id}: {note}")
     blocked = [(t, p) for t in tasks for p in t.problems()]
     if blocked:
-        print(f"cannot run ({len({(t.source, t.task_id) for t, _ in blocked})} tasks):")
+        print(f"cannot run ({len({(t.source, t.task_id) for t, _ in blocked})} tasks), by reason:")
+        reasons: dict[str, set[tuple[str, int]]] = {}
         for task, problem in blocked:
-            print(f"  {task.source}: task {task.task_id}: {problem}")
+            reasons.setdefault(_reason(problem), set()).add((task.source, task.task_id))
+        for reason, which in sorted(reasons.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            print(f"  {len(which)} tasks: {reason}")
+        if any("unknown func: helper" in p for _, p in blocked):
+            print(f"  (func: helpers known: {', '.join(REGISTRY)})")
+        print("each:")
+        for task, problem in blocked:
+            print(f"  {task.source}: task {task.task_id}: {problem.split(' (known: ')[0]}")
     elif not unreadable:
         print("all tasks can run")
     if unreadable:
@@ -110,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     p_score.add_argument("--url", default=None, help="the URL the agent ended on (url_match)")
     p_score.add_argument("--task-id", type=int, default=None, help="which task, when the file holds several")
     p_score.add_argument("--base-url", action="append", default=[], metavar="SITE=URL",
-                         help="base URL of a site's placeholder, e.g. classifieds=http://127.0.0.1:9980")
+                         help="base URL of a site's placeholder, e.g. classifieds=http://127.0.0.1:9980 or "
+                         "shopping_admin=http://127.0.0.1:7780/admin")
     args = parser.parse_args(argv)
     return cmd_tasks(args) if args.command == "tasks" else cmd_score(args)
 

@@ -1,10 +1,16 @@
-"""VisualWebArena's raw task JSON, read unchanged, checked, with site placeholders resolved.
+"""WebArena-format task JSON (VisualWebArena's, WebArena's, VisualAgentBench's WebArena-Lite), read
+unchanged, checked, with site placeholders resolved.
 
-A user who hosts VWA's own sites points the base URLs at them and runs the real task files; our
-local sites are reached the same way. Every field VWA's files carry is typed here; fields we do not
-know are kept (VWA's files carry annotation extras). What a task asks of the evaluators is checked
+The three benchmarks share one format: VWA's ``*.raw.json`` files, WebArena's 812-task
+``test.raw.json``, WebArena-Lite's 165 tasks (with ``old_task_id``), and the one-task files
+WebArena's ``generate_test_data.py`` writes from them (placeholders already replaced by real URLs).
+A user who hosts the benchmark's own sites points the base URLs at them and runs the real task files;
+our local sites are reached the same way. Every field those files carry is typed here; fields we do
+not know are kept (the files carry annotation extras). What a task asks of the evaluators is checked
 against what they can do, and anything they cannot (an unknown evaluator kind, an unknown ``func:``
 helper, a malformed locator) is listed by ``VwaTask.problems`` with the task id: never skipped silently.
+Shapes we read leniently (a bare string where a list belongs: WebArena-Lite task 81's
+``must_include``) are read as their evident meaning and listed by ``VwaTask.notes``.
 """
 
 from __future__ import annotations
@@ -30,8 +36,12 @@ LEVELS = ("easy", "medium", "hard")
 LEVEL_TYPOS = {"hrad": "hard", "mediun": "medium"}  # present in VWA's released files
 NOT_ACHIEVABLE = "N/A"
 DEFAULT_SSIM_THRESHOLD = 0.8  # VWA's default; some tasks set 0.6
-PLACEHOLDER = re.compile(r"__([A-Z][A-Z0-9_]*[A-Z0-9])__")  # __CLASSIFIEDS__ -> base_urls["classifieds"]
-SITE_PLACEHOLDERS = ("__CLASSIFIEDS__", "__SHOPPING__", "__REDDIT__", "__WIKIPEDIA__", "__HOMEPAGE__")
+# __CLASSIFIEDS__ -> base_urls["classifieds"], __SHOPPING_ADMIN__ -> base_urls["shopping_admin"]
+PLACEHOLDER = re.compile(r"__([A-Z][A-Z0-9_]*[A-Z0-9])__")
+# every site the three benchmarks name; each is also the environment variable of its base URL (upper case)
+SITES = ("classifieds", "shopping", "shopping_admin", "reddit", "gitlab", "map", "wikipedia", "homepage")
+SITE_PLACEHOLDERS = tuple(f"__{site.upper()}__" for site in SITES)
+LIST_KINDS = ("must_include", "must_exclude", "one_of", "required_values")  # lists of strings
 _INEQUALITY = re.compile(r"^\s*(<=|>=|==|<|>)\s*(-?\d+(?:\.\d+)?)\s*$")
 
 
@@ -161,11 +171,29 @@ class VwaTask(_Open):
     comments: str | None = None
 
     _source: str = PrivateAttr("")
+    _notes: list[str] = PrivateAttr(default_factory=list)
 
     @property
     def source(self) -> str:
         """The file this task was read from ("" when built in code)."""
         return self._source
+
+    @property
+    def notes(self) -> list[str]:
+        """What was read leniently, one line each (a bare string read as a one-item list)."""
+        return list(self._notes)
+
+    @property
+    def origin(self) -> Literal["visualwebarena", "webarena-lite", "webarena"]:
+        """Which benchmark's file the task comes from, by the fields each one has: WebArena-Lite's
+        tasks carry ``old_task_id``, VWA's carry difficulty labels and input images."""
+        extras = self.model_extra or {}
+        if "old_task_id" in extras:
+            return "webarena-lite"
+        if self.overall_difficulty is not None or self.reasoning_difficulty is not None or self.image is not None \
+                or "classifieds" in self.sites:
+            return "visualwebarena"
+        return "webarena"
 
     @property
     def start_urls(self) -> list[str]:
@@ -209,6 +237,9 @@ class VwaTask(_Open):
                 out.append(f"eval.reference_answers: unknown string check {key!r} (known: {', '.join(ANSWER_KINDS)})")
             for i, v in enumerate(answers.required_values or [] if answers else []):
                 out += _inequality_problems(f"eval.reference_answers.required_values.{i}", v)
+            if answers is not None and answers.fuzzy_match == NOT_ACHIEVABLE and not (ev.string_note or "").strip():
+                out.append("eval.string_note: fuzzy_match 'N/A' needs the reason the task cannot be done in "
+                           "string_note (an answer other than 'N/A' is graded against it)")
         if "url_match" in ev.eval_types:
             if not ev.reference_url:
                 out.append("eval.reference_url: url_match needs a reference URL")
@@ -320,6 +351,7 @@ def parse_task(raw: Any, file: str | Path = "<task>", index: int | None = None,
     label = _task_label(raw, index)
     if not isinstance(raw, dict):
         raise TaskFileError(file, label, "", f"a task must be a JSON object, got {type(raw).__name__}")
+    raw, notes = _lists_from_strings(raw)
     if base_urls is not None:
         raw = resolve_placeholders(raw, {k.lower(): v for k, v in base_urls.items()}, (str(file), label, ""), strict)
     try:
@@ -330,7 +362,39 @@ def parse_task(raw: Any, file: str | Path = "<task>", index: int | None = None,
         more = f" (and {e.error_count() - 1} more)" if e.error_count() > 1 else ""
         raise TaskFileError(file, label, key, f"{first['msg']}{more}") from None
     task._source = str(file)
+    task._notes = notes
     return task
+
+
+def _lists_from_strings(raw: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """A bare string where a list of strings belongs (WebArena-Lite task 81: ``"must_include": "yjlou"``)
+    becomes the one-item list it evidently means; each such reading is noted. VAB's own evaluator
+    asserts a list there and so never scores that task."""
+    ev = raw.get("eval")
+    if not isinstance(ev, dict):
+        return raw, []
+    notes: list[str] = []
+
+    def fix(checks: Any, key: str) -> Any:
+        if not isinstance(checks, dict):
+            return checks
+        out = dict(checks)
+        for kind in LIST_KINDS:
+            if isinstance(out.get(kind), str):
+                notes.append(f"{key}.{kind}: a string where a list belongs, read as the one-item list "
+                             f"[{out[kind][:60]!r}]")
+                out[kind] = [out[kind]]
+        return out
+
+    ev = dict(ev)
+    if "reference_answers" in ev:
+        ev["reference_answers"] = fix(ev["reference_answers"], "eval.reference_answers")
+    if isinstance(ev.get("program_html"), list):
+        ev["program_html"] = [{**t, "required_contents": fix(t.get("required_contents"),
+                                                             f"eval.program_html.{i}.required_contents")}
+                              if isinstance(t, dict) and "required_contents" in t else t
+                              for i, t in enumerate(ev["program_html"])]
+    return ({**raw, "eval": ev}, notes) if notes else (raw, [])
 
 
 def load_task_file(path: str | Path, base_urls: Mapping[str, str] | None = None,
