@@ -290,3 +290,35 @@ def test_site_login_logs_in_the_account_kept_for_the_benchmark_site():
     assert who(login_state(Shop, 3, "http://127.0.0.1:7770", "emma", "shopping_admin")) == "emma"
     with pytest.raises(ValueError, match=r"site forum has no account 'bob' \(accounts: emma, admin\)"):
         login_state(Shop, 3, "http://127.0.0.1:7770", "bob")
+
+
+# ---- WebArena-Lite's own file, from the installed wheel ----------------------------------------------
+
+def test_webarena_lites_165_tasks_load_from_the_wheel_with_the_papers_counts():
+    """The file VAB ships (read from browsergym-webarenalite, never a copy): 45 shopping, 35
+    shopping_admin, 30 gitlab, 26 map, 19 reddit and 10 across two sites; every evaluator kind
+    as the file has them (string_match 80, url_match 39, program_html 67 task-evaluator pairs)."""
+    from collections import Counter
+
+    from nodes.browser.vwa.webarena_lite import TASKS, WEBARENA_LITE
+
+    tasks = load_task_file(WEBARENA_LITE)
+    assert len(tasks) == TASKS == 165
+    single = Counter(t.sites[0] for t in tasks if len(t.sites) == 1)
+    assert single == {"shopping": 45, "shopping_admin": 35, "gitlab": 30, "map": 26, "reddit": 19}
+    assert sum(len(t.sites) == 2 for t in tasks) == 10
+    kinds = Counter(k for t in tasks for k in t.eval.eval_types)
+    assert kinds == {"string_match": 80, "url_match": 39, "program_html": 67}
+    assert all(t.require_login for t in tasks) and sum(t.unachievable for t in tasks) == 1
+    assert [t.task_id for t in tasks] == list(range(165))
+
+
+def test_a_missing_webarena_lite_wheel_is_named_with_how_to_install_it(monkeypatch):
+    import importlib.metadata
+
+    def absent(name: str):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "distribution", absent)
+    with pytest.raises(TaskFileError, match="browsergym-webarenalite.*pip install --no-deps"):
+        load_task_file("webarena-lite")

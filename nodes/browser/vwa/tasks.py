@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from nodes.browser.vwa import webarena_lite
 from nodes.browser.vwa.funcs import FuncSyntaxError, parse_func
 from nodes.browser.vwa.registry import REGISTRY, HelperRegistry
 
@@ -399,8 +400,12 @@ def _lists_from_strings(raw: dict[str, Any]) -> tuple[dict[str, Any], list[str]]
 
 def load_task_file(path: str | Path, base_urls: Mapping[str, str] | None = None,
                    strict: bool = True) -> list[VwaTask]:
-    """A VWA task file: one task object, or a list of them (the ``*.raw.json`` files)."""
-    path = Path(path)
+    """A VWA task file: one task object, or a list of them (the ``*.raw.json`` files). The name
+    ``webarena-lite`` stands for WebArena-Lite's file in the installed wheel (``webarena_lite.py``)."""
+    try:
+        path = webarena_lite.resolve(path)
+    except webarena_lite.TaskFileMissing as e:
+        raise TaskFileError(path, "", "", str(e)) from None
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
