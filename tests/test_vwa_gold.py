@@ -3,8 +3,8 @@ nodes/browser/vwa/make_local_tasks.py) and the gold locators of nodes/browser/go
 
 Fast checks: every task validates, every gold action parses, the file is what the generator writes.
 Graph checks: launch/vwa_gold.yaml on a subset (every evaluator kind, an input image, several tabs, an
-unachievable task, state changes, and two checkouts in a row that both expect order 4, which only
-holds when require_reset restored the shop between them) scores 1 with the gold sequences, and 0
+unachievable task, state changes, and two checkouts in a row that both expect the same new order number,
+which only holds when require_reset restored the shop between them) scores 1 with the gold sequences, and 0
 with each sequence perturbed (a wrong answer, a wrong click, a step dropped)."""
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def _first(pred: Any) -> dict[str, Any]:
 
 
 def _subset() -> list[dict[str, Any]]:
-    """One task per kind, and two checkouts in a row (each expects the new order to be number 4)."""
+    """One task per kind, and two checkouts in a row (each expects the same new order number)."""
     kinds = [
         lambda t: t["eval"]["eval_types"] == ["string_match"] and "exact_match" in (t["eval"]["reference_answers"] or {})
         and not t["image"] and "|AND|" not in t["start_url"],
@@ -88,8 +88,9 @@ def _subset() -> list[dict[str, Any]]:
         lambda t: t["require_reset"] and "reddit" in t["sites"] and "vote__up" in json.dumps(t["eval"]),
     ]
     chosen = [_first(k) for k in kinds]
-    checkouts = [t for t in TASKS if "order_id/4/" in json.dumps(t["eval"])][:2]
-    assert len(checkouts) == 2
+    checkouts = [t for t in TASKS if "click [css=#place-order]" in t["gold_actions"]][:2]
+    assert len(checkouts) == 2 and checkouts[0]["eval"]["program_html"][0]["url"] == \
+        checkouts[1]["eval"]["program_html"][0]["url"]
     return [*chosen, *checkouts]
 
 

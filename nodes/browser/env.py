@@ -46,6 +46,7 @@ __all__ = ["BrowserEnv", "spec_from_task"]
 
 View = Literal["som", "axtree", "html", "url", "tabs"]
 PLACEHOLDER = re.compile(r"__[A-Z][A-Z0-9_]*__")
+SITE_NODE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(/[A-Za-z0-9._~-]+)*")  # a node id (launch files'), then a path
 MAX_EXPRESSION = 100_000
 KEEP_TASKS = 64  # resolved tasks kept for vwa.task beyond those of the open pages
 REPO = Path(__file__).resolve().parents[2]
@@ -75,6 +76,14 @@ def spec_from_task(task: dict[str, Any], hosts: dict[str, str], viewport: tuple[
     return EpisodeSpec(start_urls=urls, viewport=view, geolocation=task.get("geolocation") or None,
                        storage_state=task.get("storage_state") or None, intent=str(task.get("intent") or ""),
                        images=images)
+
+
+def site_node(value: str) -> tuple[str, str]:
+    """A ``site_nodes`` value as (node id, path under its base URL): ``shopping`` -> ("shopping", ""),
+    ``shopping/admin`` -> ("shopping", "/admin"). Several placeholders may name one node: they share
+    its leases and one reset."""
+    node, _, path = value.partition("/")
+    return node, f"/{path}" if path else ""
 
 
 class BrowserEnv(EnvNode):
@@ -121,7 +130,8 @@ class BrowserEnv(EnvNode):
                                  "episode i plays task i (modulo their number); empty: the task is the params")
         site_nodes: dict[str, str] = Field(default_factory=dict, description="placeholder -> site node id, e.g. "
                                            "{__CLASSIFIEDS__: classifieds}: its site.url is the base URL, its "
-                                           "site.reset resets it")
+                                           "site.reset resets it; node/path is a part of a node's site, e.g. "
+                                           "{__SHOPPING_ADMIN__: shopping/admin} (WebArena's admin is the shop's /admin)")
         reset_timeout_s: float = Field(30.0, gt=0, description="longest wait for a site reset (require_reset)")
         leases: bool = Field(True, description="lease the site_nodes for each episode (shared, or exclusive to "
                              "reset them), so replicas of this env can share the sites; false: sites this env alone uses")
@@ -136,6 +146,15 @@ class BrowserEnv(EnvNode):
                 if not PLACEHOLDER.fullmatch(key):
                     raise ValueError(f"key {key!r} is not a placeholder like __CLASSIFIEDS__")
             return hosts
+
+        @field_validator("site_nodes")
+        @classmethod
+        def _node_paths(cls, nodes: dict[str, str]) -> dict[str, str]:
+            for key, value in nodes.items():
+                if not isinstance(value, str) or not SITE_NODE.fullmatch(value):
+                    raise ValueError(f"{key}: {value!r} is not a site node id or node/path (e.g. shopping, or "
+                                     "shopping/admin for a part of its site)")
+            return nodes
 
     env = "browser"
     params: Params
@@ -203,7 +222,7 @@ class BrowserEnv(EnvNode):
     async def teardown(self) -> None:
         if getattr(self, "leased", None):  # a last courtesy, bounded: the sites may be stopping too
             await asyncio.gather(*(self.request(node, "site.release", {"prefix": f"{self.id}/"}, timeout=0.5)
-                                   for node in set(self.params.site_nodes.values())), return_exceptions=True)
+                                   for node in self._site_node_ids()), return_exceptions=True)
         current = getattr(self, "browser", None)
         for browser in [*getattr(self, "finished", {}).values(), *([current] if current else [])]:
             await browser.close()
@@ -239,11 +258,15 @@ class BrowserEnv(EnvNode):
     # page (page.release) or the page is closed: shared where it only browses, exclusive on the
     # sites its task resets, so a reset never lands under another replica's running or unjudged
     # episode. Leases are taken in site-node order (no two replicas wait on each other in a cycle).
+    def _site_node_ids(self) -> list[str]:
+        return sorted({site_node(value)[0] for value in self.params.site_nodes.values()})
+
     def _reset_nodes(self, task: dict[str, Any]) -> set[str]:
         if not task.get("require_reset"):
             return set()
         nodes = self.params.site_nodes
-        return {nodes[key] for site in task.get("sites") or () if (key := f"__{str(site).upper()}__") in nodes}
+        return {site_node(nodes[key])[0] for site in task.get("sites") or ()
+                if (key := f"__{str(site).upper()}__") in nodes}
 
     async def _lease_sites(self, episode_id: str, task: dict[str, Any]) -> str:
         holder = f"{self.id}/{episode_id}"
@@ -252,7 +275,7 @@ class BrowserEnv(EnvNode):
             return holder
         exclusive = self._reset_nodes(task)
         wait = self.params.lease_timeout_s
-        for node in sorted(set(self.params.site_nodes.values())):
+        for node in self._site_node_ids():
             mode = "exclusive" if node in exclusive else "shared"
             await self.request(node, "site.lease", {"holder": holder, "mode": mode, "timeout_s": wait},
                                timeout=wait + 30.0)
@@ -274,12 +297,13 @@ class BrowserEnv(EnvNode):
         """Ask each site node its base URL once (a site on port 0 learns its port when it starts);
         at the same time drop leases an earlier run of this node (before a restart) left behind."""
         if self.params.site_nodes and not self.hosts.keys() >= self.params.site_nodes.keys():
-            for node in sorted(set(self.params.site_nodes.values())):
+            for node in self._site_node_ids():
                 await self.request(node, "site.release", {"prefix": f"{self.id}/"}, timeout=self.params.reset_timeout_s)
-        for key, node in self.params.site_nodes.items():
+        for key, value in self.params.site_nodes.items():
             if key not in self.hosts:
+                node, path = site_node(value)
                 url = str(await self.request(node, "site.url", None, timeout=self.params.reset_timeout_s))
-                self.hosts[key] = url
+                self.hosts[key] = url.rstrip("/") + path
                 self.sandbox.allow(url)
 
     async def _reset_sites(self, task: dict[str, Any], holder: str) -> None:
@@ -289,11 +313,15 @@ class BrowserEnv(EnvNode):
         then). A remote site (the benchmark's Docker sites) cannot be reset from here: the task starts
         on it as it is, which is warned once per site and counted (summary.json, ``browser``)."""
         label = f"task {task.get('task_id', '?')}"
+        done: set[str] = set()  # the shop and its admin are one site: one reset
         for site in task.get("sites") or ():
             key = f"__{str(site).upper()}__"
             if key in self.params.site_nodes:
-                await self.request(self.params.site_nodes[key], "site.reset",
-                                   {"holder": holder} if self.params.leases else None,
+                node = site_node(self.params.site_nodes[key])[0]
+                if node in done:
+                    continue
+                done.add(node)
+                await self.request(node, "site.reset", {"holder": holder} if self.params.leases else None,
                                    timeout=self.params.reset_timeout_s)
             elif key in self.hosts:
                 base = self.hosts[key]

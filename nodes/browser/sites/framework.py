@@ -39,11 +39,13 @@ def session_cookie_name(site: str) -> str:
     return f"{SESSION_COOKIE}_{site}"
 
 
-def session_cookie_value(site: str, seed: int, username: str) -> str:
+def session_cookie_value(site: str, seed: int, username: str, purpose: str = "") -> str:
     """The session cookie of ``username`` on site ``site`` built with ``seed``: the same for every server
-    of that site and seed, through resets and restarts, so a login state made once keeps working."""
+    of that site and seed, through resets and restarts, so a login state made once keeps working.
+    ``purpose`` (an admin session, an API token) signs a credential no other purpose accepts."""
     secret = hashlib.sha256(f"framebus-site:{site}:{seed}".encode()).digest()
-    mac = hmac.new(secret, username.encode(), hashlib.sha256).hexdigest()[:32]
+    message = f"{purpose}\0{username}" if purpose else username
+    mac = hmac.new(secret, message.encode(), hashlib.sha256).hexdigest()[:32]
     return f"{username}|{mac}"
 
 
@@ -54,6 +56,13 @@ def login_state(site: type[Site], seed: int, base_url: str, username: str | None
     signs its own cookies). Without ``username``: the account the site keeps for the benchmark site
     ``for_site`` (``login_accounts``, e.g. the admin of a shop's admin panel), else its first account.
     ValueError names the accounts."""
+    if for_site in site.other_sessions:  # a back office with a cookie of its own (the shop's admin panel)
+        cookie_name, purpose, account = site.other_sessions[for_site]
+        host = urlsplit(base_url).hostname or "127.0.0.1"
+        return {"cookies": [{"name": cookie_name, "value": session_cookie_value(site.name, seed, username or account,
+                                                                                   purpose),
+                             "domain": host, "path": "/", "expires": -1, "httpOnly": True, "secure": False,
+                             "sameSite": "Lax"}], "origins": []}
     known = [account[0] for account in site.accounts]
     if not known:
         raise ValueError(f"site {site.name} has no accounts to log in with")
@@ -88,6 +97,7 @@ class Ctx:
     user: str | None
     files: dict[str, bytes] = field(default_factory=dict)
     cookies_out: dict[str, str | None] = field(default_factory=dict)
+    body: bytes = b""  # a POST's JSON body (the REST routes'); empty for forms
 
     def render(self, template: str, status: int = 200, **values: Any) -> HTMLResponse:
         page = self.site.templates.get_template(template).render(
@@ -97,8 +107,8 @@ class Ctx:
     def redirect(self, url: str) -> Response:
         return self._finish(RedirectResponse(url, status_code=303))
 
-    def json(self, data: Any) -> Response:
-        return self._finish(JSONResponse(data))
+    def json(self, data: Any, status: int = 200) -> Response:
+        return self._finish(JSONResponse(data, status_code=status))
 
     def need_user(self) -> str:
         """The logged-in user, or a 401 that names the site's login page."""
@@ -140,8 +150,12 @@ class Site:
     templates_source: ClassVar[dict[str, str]] = {}
     default_size: ClassVar[int] = 40
     login_path: ClassVar[str] = "/login"
+    json_paths: ClassVar[tuple[str, ...]] = ()  # path prefixes whose errors are JSON ({"message": ...}), not a page
     accounts: ClassVar[tuple[tuple[str, str, str, str], ...]] = ()  # (username, email, password, display)
     login_accounts: ClassVar[dict[str, str]] = {}  # benchmark site -> the account its tasks start logged in as
+    #: benchmark site -> (cookie name, signing purpose, account) of a session that is not a customer's
+    #: (WebArena's shopping_admin is the shop's admin panel, signed in with a cookie of its own)
+    other_sessions: ClassVar[dict[str, tuple[str, str, str]]] = {}
 
     def __init__(self, seed: int = 0, size: int | None = None, links: Mapping[str, str] | None = None) -> None:
         self.seed = seed
@@ -194,16 +208,17 @@ class Site:
         return [{**dict(row), "url": f"/images/{row['id']}.png"} for row in rows]
 
     # sessions ----------------------------------------------------------------------------------
-    def sign(self, username: str) -> str:
+    def sign(self, username: str, purpose: str = "") -> str:
         """A session cookie that survives resets and restarts (same seed, same secret), so a
-        Playwright storage_state made once keeps working."""
-        return session_cookie_value(self.name, self.seed, username)
+        Playwright storage_state made once keeps working. ``purpose`` keeps other credentials
+        (an admin session, an API token) from being accepted as a customer's cookie, or the reverse."""
+        return session_cookie_value(self.name, self.seed, username, purpose)
 
-    def session_user(self, cookie: str | None) -> str | None:
+    def session_user(self, cookie: str | None, purpose: str = "") -> str | None:
         if not cookie or "|" not in cookie:
             return None
         username, _, mac = cookie.rpartition("|")
-        return username if hmac.compare_digest(self.sign(username), cookie) and mac else None
+        return username if hmac.compare_digest(self.sign(username, purpose), cookie) and mac else None
 
     def check_login(self, db: sqlite3.Connection, login: str, password: str) -> str | None:
         row = db.execute("SELECT username FROM accounts WHERE (username = ? OR email = ?) AND password = ?",
@@ -211,12 +226,13 @@ class Site:
         return None if row is None else str(row[0])
 
     # serving -----------------------------------------------------------------------------------
-    def call(self, handler: Handler, request: Request, form: dict[str, str], files: dict[str, bytes]) -> Response:
+    def call(self, handler: Handler, request: Request, form: dict[str, str], files: dict[str, bytes],
+             body: bytes = b"") -> Response:
         """Run one handler in the threadpool, under the site lock."""
         with self.lock:
             ctx = Ctx(request=request, site=self, db=self.db, query=request.query_params, form=form,
                       path=request.path_params, user=self.session_user(request.cookies.get(self.cookie_name)),
-                      files=files)
+                      files=files, body=body)
             try:
                 response = handler(ctx)
                 self.db.commit()
@@ -247,7 +263,10 @@ def _endpoint(handler: Handler) -> Callable[[Request], Any]:
     async def endpoint(request: Request) -> Response:
         form: dict[str, str] = {}
         files: dict[str, bytes] = {}
-        if request.method == "POST":
+        body = b""
+        if request.method == "POST" and _is_json(request):
+            body = await _bounded_body(request)
+        elif request.method == "POST":
             async with request.form(max_files=4, max_part_size=4 << 20) as data:
                 for key, value in data.multi_items():
                     if isinstance(value, str):
@@ -258,10 +277,26 @@ def _endpoint(handler: Handler) -> Callable[[Request], Any]:
             if isinstance(value, int) and value > SQLITE_MAX:
                 raise HTTPException(400, f"{key} must be a whole number from 0 to {SQLITE_MAX:,}, got {value}")
         site: Site = request.app.state.site
-        return await run_in_threadpool(site.call, handler, request, form, files)
+        return await run_in_threadpool(site.call, handler, request, form, files, body)
 
     endpoint.__name__ = getattr(handler, "__name__", "endpoint")
     return endpoint
+
+
+def _is_json(request: Request) -> bool:
+    return request.headers.get("content-type", "").split(";")[0].strip().lower() == "application/json"
+
+
+async def _bounded_body(request: Request) -> bytes:
+    """A JSON body, read up to MAX_JSON_BODY bytes: a bigger one is a 413 before it is all in memory."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_JSON_BODY:
+            raise HTTPException(413, f"a JSON body may hold at most {MAX_JSON_BODY:,} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _image(ctx: Ctx) -> Response:
@@ -279,6 +314,9 @@ async def _healthz(request: Request) -> Response:
 async def _error_page(request: Request, exc: Exception) -> Response:
     status = getattr(exc, "status_code", 500)
     detail = str(getattr(exc, "detail", exc))
+    site: Site = request.app.state.site
+    if site.json_paths and request.url.path.startswith(site.json_paths):
+        return JSONResponse({"message": detail}, status_code=status)
     body = (f"<!doctype html><html><head><title>Error {status}</title></head><body><h1>Error {status}</h1>"
             f"<p>{jinja2.utils.markupsafe.escape(detail)}</p></body></html>")
     return HTMLResponse(body, status_code=status)
@@ -292,6 +330,8 @@ MAX_PAGE = 100_000
 #: a search is a few words; each word adds a LIKE clause, and SQLite refuses an expression tree
 #: deeper than 1,000, so a pasted essay would otherwise end in a 500
 MAX_SEARCH_WORDS = 32
+#: the REST routes take small JSON documents (a login, a filter); anything bigger is refused unread
+MAX_JSON_BODY = 64 << 10
 
 
 def whole(text: str, name: str, low: int = 0, high: int = SQLITE_MAX) -> int:
@@ -325,6 +365,21 @@ def search_words(text: str, name: str) -> list[str]:
     if len(words) > MAX_SEARCH_WORDS:
         raise HTTPException(400, f"{name}: a search takes at most {MAX_SEARCH_WORDS} words, got {len(words)}")
     return words
+
+
+def form_text(values: Mapping[str, str], name: str, limit: int, *, required: bool = False) -> str:
+    """A form or query field, stripped, or a 400 naming it: longer than ``limit`` characters, holding a
+    NUL character (SQLite keeps it, but every page that shows it would cut the text there), or empty
+    when ``required``. Bounding what a form stores keeps a pasted megabyte out of every page after it."""
+    value = values.get(name, "")
+    if len(value) > limit:
+        raise HTTPException(400, f"{name} may hold at most {limit:,} characters, got {len(value):,}")
+    if "\0" in value:
+        raise HTTPException(400, f"{name} must not contain NUL characters")
+    value = value.strip()
+    if required and not value:
+        raise HTTPException(400, f"{name} is required")
+    return value
 
 
 def to_json(data: Any) -> str:

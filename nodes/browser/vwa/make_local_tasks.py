@@ -28,7 +28,8 @@ from nodes.browser.sites.wiki import Wiki, article_path
 
 OUT = Path(__file__).resolve().parent / "data" / "local_tasks.json"
 C, S, R, W, H = "__CLASSIFIEDS__", "__SHOPPING__", "__REDDIT__", "__WIKIPEDIA__", "__HOMEPAGE__"
-SITE_OF = {C: "classifieds", S: "shopping", R: "reddit", W: "wikipedia", H: "homepage"}
+A = "__SHOPPING_ADMIN__"  # the shop's admin panel (make_admin_tasks.py)
+SITE_OF = {C: "classifieds", S: "shopping", R: "reddit", W: "wikipedia", H: "homepage", A: "shopping_admin"}
 
 LOGIN = {
     C: [f"goto [{C}/index.php?page=login]", "type [css=input[name=email]] [blake.sullivan@gmail.com] [0]",
@@ -37,6 +38,7 @@ LOGIN = {
         "type [css=#pass] [Password.123] [1]"],
     R: [f"goto [{R}/login]", f"type [css=input[name=_username]] [{ME}] [0]",
         "type [css=input[name=_password]] [test1234] [1]"],
+    A: [f"goto [{A}/]", "type [css=#username] [admin] [0]", "type [css=#login] [admin1234] [1]"],
 }
 
 
@@ -198,8 +200,8 @@ def classifieds(b: Builder, rng: random.Random, seed: int) -> None:
 def shopping(b: Builder, rng: random.Random, seed: int) -> None:
     db = Shopping(seed=seed).db
     products = rows(db, "SELECT p.*, c.name AS category, c.slug AS category_slug, i.colour, i.count AS shapes, "
-                    "(SELECT COUNT(*) FROM reviews r WHERE r.product_id = p.id) AS n_reviews, "
-                    "(SELECT AVG(rating) FROM reviews r WHERE r.product_id = p.id) AS average "
+                    "(SELECT COUNT(*) FROM reviews r WHERE r.product_id = p.id AND r.status = 1) AS n_reviews, "
+                    "(SELECT AVG(rating) FROM reviews r WHERE r.product_id = p.id AND r.status = 1) AS average "
                     "FROM products p JOIN categories c ON c.id = p.category_id JOIN images i ON i.id = p.image_id "
                     "ORDER BY p.id")
     names = Counter(row["name"] for row in products)
@@ -245,14 +247,15 @@ def shopping(b: Builder, rng: random.Random, seed: int) -> None:
               ev=html(f"{S}/wishlist/", "document.querySelector('.wishlist').outerText", must_include=[row["name"]]),
               gold=[*LOGIN[S], *open_product(row), "click [css=button.towishlist]", "stop"],
               level=("easy", "easy", "medium"))
+    next_order = rows(db, "SELECT MAX(id) + 1 AS n FROM orders")[0]["n"]
     for row in pick(rng, unique, 3):
         b.add(template="Buy the {{product}} and ship it to my default address.", values={"product": row["name"]},
               start=home, reset=True,
-              ev=html(f"{S}/sales/order/view/order_id/4/", "document.querySelector('.items-ordered').outerText",
+              ev=html(f"{S}/sales/order/view/order_id/{next_order}/", "document.querySelector('.items-ordered').outerText",
                       must_include=[row["name"], row["sku"]]),
               gold=[*LOGIN[S], *open_product(row), "click [css=#product-addtocart-button]", "click [css=a.checkout]",
                     "click [css=#place-order]", "stop"], level=("medium", "easy", "hard"),
-              comments="Three orders are seeded, so the new one is order 4 after a reset.")
+              comments=f"{next_order - 1} orders are seeded, so the new one is order {next_order} after a reset.")
     reviews = ("Soft and warm, would buy again.", "Arrived quickly, great quality.", "Exactly as pictured.")
     for row, text in zip(pick(rng, unique, 3), reviews):
         b.add(template="Write a {{stars}}-star review of the {{product}} saying \"{{review}}\".",
@@ -262,7 +265,7 @@ def shopping(b: Builder, rng: random.Random, seed: int) -> None:
                       must_include=[text]),
               gold=[f"type [css=textarea[name=detail]] [{text}] [0]", "click [css=form[action*='/review/'] button]",
                     "stop"], level=("easy", "easy", "medium"))
-    orders = rows(db, "SELECT id, total_cents FROM orders ORDER BY id")
+    orders = rows(db, "SELECT id, total_cents FROM orders WHERE username = ? ORDER BY id", Shopping.accounts[0][0])
     for order in orders:
         b.add(template="What was the order total of my order number {{number}}?", values={"number": order["id"]},
               start=home, ev=answer("must_include", [money(order["total_cents"])]),
