@@ -25,10 +25,10 @@ from pathlib import Path
 from dulwich.diff_tree import tree_changes
 from dulwich.graph import can_fast_forward, find_merge_base
 from dulwich.merge import three_way_merge
-from dulwich.objects import Blob, Commit, Tree
 from dulwich.object_store import tree_lookup_path
+from dulwich.objects import Blob, Commit, Tree
 from dulwich.patch import write_tree_diff
-from dulwich.repo import Repo
+from dulwich.repo import MemoryRepo, Repo
 
 FILE_MODE = 0o100644
 DIR_MODE = 0o040000
@@ -102,12 +102,19 @@ class Repos:
         self.live.mkdir(parents=True, exist_ok=True)
         self.touched: set[str] = set()
         self._open: dict[str, Repo] = {}
+        # Until ``freeze``, repositories are built in memory and then written as one pack each: the seeded
+        # history is hundreds of objects, and a loose object per file is most of the build time on disk.
+        self._memory: dict[str, MemoryRepo] | None = {}
 
     # ---- access ---------------------------------------------------------------------------------
     def _dir(self, key: str, base: Path | None = None) -> Path:
         return (base or self.live) / f"{key}.git"
 
-    def repo(self, key: str) -> Repo:
+    def repo(self, key: str) -> Repo | MemoryRepo:
+        if self._memory is not None:
+            if key not in self._memory:
+                raise GitError(f"no repository {key}")
+            return self._memory[key]
         cached = self._open.get(key)
         if cached is None:
             if not self._dir(key).is_dir():
@@ -116,7 +123,7 @@ class Repos:
         return cached
 
     def exists(self, key: str) -> bool:
-        return self._dir(key).is_dir()
+        return key in self._memory if self._memory is not None else self._dir(key).is_dir()
 
     def _forget(self, key: str) -> None:
         repo = self._open.pop(key, None)
@@ -127,6 +134,10 @@ class Repos:
     def create(self, key: str, default_branch: str) -> None:
         """An empty bare repository whose HEAD names ``default_branch``."""
         self.touched.add(key)
+        if self._memory is not None:
+            self._memory[key] = MemoryRepo()
+            self._memory[key].refs.set_symbolic_ref(b"HEAD", f"refs/heads/{default_branch}".encode())
+            return
         self._forget(key)
         Repo.init_bare(str(self._dir(key)), mkdir=True, default_branch=default_branch.encode()).close()
 
@@ -148,7 +159,7 @@ class Repos:
         repo = self.repo(key)
         ref = f"refs/heads/{branch}".encode()
         refs = repo.refs.as_dict()
-        parent = refs.get(ref)
+        parent = old = refs.get(ref)
         if parent is None and start is not None:
             parent = self._sha(repo, start)
             if parent is None:
@@ -172,7 +183,7 @@ class Repos:
             raise GitError("nothing to commit: the files are unchanged")
         sha = self._write_commit(repo, tree, [parent] if parent else [], author, message, when)
         self.touched.add(key)
-        if not repo.refs.set_if_equals(ref, parent, sha):
+        if not repo.refs.set_if_equals(ref, old, sha):
             raise GitError(f"branch {branch!r} moved while committing")
         return sha.decode()
 
@@ -375,13 +386,20 @@ class Repos:
 
     # ---- the pristine copies ----------------------------------------------------------------------
     def freeze(self) -> None:
-        """Pack every repository and keep the result as the pristine state."""
+        """Write the repositories built in memory to disk, one pack each, and keep them as the pristine state."""
+        for key, mem in sorted((self._memory or {}).items()):
+            head = mem.refs.get_symrefs()[b"HEAD"].removeprefix(b"refs/heads/")
+            with Repo.init_bare(str(self._dir(key)), mkdir=True, default_branch=head) as repo:
+                store = mem.object_store
+                repo.object_store.add_objects([(store[sha], None) for sha in sorted(store)])
+                repo.refs.add_packed_refs({name: sha for name, sha in mem.refs.as_dict(b"refs/heads").items()
+                                           for name in [b"refs/heads/" + name]})
+        self._memory = None
         for key in list(self._open):
             self._forget(key)
-        for path in sorted(self.live.glob("*.git")):
+        for path in sorted(self.live.glob("*.git")):  # anything written to disk before: packed too
             with Repo(str(path)) as repo:
                 repo.object_store.pack_loose_objects()
-                repo.refs.pack_refs(all=True)
         shutil.rmtree(self.pristine, ignore_errors=True)
         shutil.copytree(self.live, self.pristine)
         self.touched.clear()

@@ -16,6 +16,7 @@ SITES = {
     "shopping": "nodes.browser.sites.shopping:Shopping",
     "forum": "nodes.browser.sites.forum:Forum",
     "homepage": "nodes.browser.sites.homepage:Homepage",
+    "forge": "nodes.browser.sites.forge:Forge",
 }
 
 
