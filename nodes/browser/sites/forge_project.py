@@ -238,8 +238,7 @@ class ProjectPages:
         data = self.repos.read(str(p["id"]), ref, path)
         if data is None:
             raise HTTPException(404, f"no file {path[:120]!r} on {ref[:60]!r}")
-        return Response(data, media_type="text/plain; charset=utf-8",
-                        headers={"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox"})
+        return Response(data, media_type="text/plain; charset=utf-8", headers={"X-Content-Type-Options": "nosniff"})
 
     def _commit_form(self: Forge, ctx: Ctx, default_message: str) -> tuple[bytes, str, str]:
         body = text(ctx, "content", 10 * MAX_SHOWN_BYTES, label="Contents", strip=False).replace("\r\n", "\n")

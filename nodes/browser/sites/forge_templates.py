@@ -55,7 +55,7 @@ MACROS = """
 {% macro invite_form(action) %}<form method="post" action="{{ action }}" class="invite-members">
 <h2>Invite members</h2><label>Username or email address <input name="username" id="invite-username"></label>
 <fieldset><legend>Select a role</legend>{% for level, role in roles %}<label class="role-option"><input type="radio" name="access_level" value="{{ level }}" {% if loop.first %}checked{% endif %}> {{ role }}</label>{% endfor %}</fieldset>
-<label>Access expiration date (optional) <input name="expires_at" type="date"></label>
+<label>Access expiration date (optional) <input name="expires_at" id="expires_at" placeholder="YYYY-MM-DD"></label>
 <button type="submit" id="invite-members-button">Invite</button></form>{% endmacro %}
 """
 
@@ -205,7 +205,7 @@ TEMPLATES = {
 <select name="milestone_id" aria-label="Milestone"><option value="">No milestone</option>{% for m in milestones %}<option value="{{ m.id }}" {% if milestone and m.id == milestone.id %}selected{% endif %}>{{ m.title }}</option>{% endfor %}</select><button type="submit">Set milestone</button></form>{% endif %}</div>
 <div class="block due_date" data-testid="sidebar-due-date"><div class="title">Due date</div><div class="value">{{ i.due_date|day if i.due_date else 'None' }}</div>
 {% if can_edit %}<form method="post" action="{{ here }}/update"><input type="hidden" name="field" value="due_date">
-<input type="date" name="due_date" aria-label="Due date" value="{{ i.due_date }}"><button type="submit" class="due-date-btn">Set due date</button></form>{% endif %}</div>
+<input name="due_date" aria-label="Due date" value="{{ i.due_date }}" placeholder="YYYY-MM-DD"><button type="submit" class="due-date-btn">Set due date</button></form>{% endif %}</div>
 </aside></div>"""),
     "notes.html": IMPORT + """<h2>Activity</h2><ul id="notes-list" class="notes main-notes-list">{% for n in notes %}<li class="note timeline-entry" id="note_{{ n.id }}">
 <div class="note-header">{{ person(n.author, names) }} <span class="muted">@{{ n.author }} · {{ n.created|date }}</span></div>
@@ -218,13 +218,15 @@ TEMPLATES = {
 <label>Assignee <input name="assignee_username" id="issue_assignee" value="{{ form.assignee_username }}" placeholder="username"></label>
 <fieldset><legend>Labels</legend>{% for l in all_labels %}<label class="label-option"><input type="checkbox" name="label_{{ l.id }}"> {{ l.title }}</label>{% endfor %}</fieldset>
 {% if milestones %}<label>Milestone <select name="milestone_id"><option value="">No milestone</option>{% for m in milestones %}<option value="{{ m.id }}">{{ m.title }}</option>{% endfor %}</select></label>{% endif %}
-<label>Due date <input type="date" name="due_date" id="issue_due_date" value="{{ form.due_date }}"></label>
+<label>Due date <input name="due_date" id="issue_due_date" value="{{ form.due_date }}" placeholder="YYYY-MM-DD"></label>
 {% if error %}<p class="error">{{ error }}</p>{% endif %}<button type="submit" id="create-issue">Create issue</button></form>"""),
 
     # ---- merge requests ----
     "mrs.html": page("""<h1>Merge requests</h1><p class="tabs mr-state-filters">{% for st, label in [('opened', 'Open'), ('merged', 'Merged'), ('closed', 'Closed'), ('all', 'All')] %}
 <a href="{{ url_for_query(request.url.path, state=st, search=search, **extra) }}" {% if st == state %}class="active"{% endif %}>{{ label }} <span class="badge">{{ counts[st] }}</span></a>{% endfor %}</p>
 {% if project and can_push %}<p><a class="btn new-mr" href="{{ base }}/-/merge_requests/new">New merge request</a></p>{% endif %}
+{% if not project and user %}<p class="tabs dashboard-mr-scopes"><a href="/dashboard/merge_requests?assignee_username={{ user }}" {% if extra.get('assignee_username') == user %}class="active"{% endif %}>Assigned to you</a>
+<a href="/dashboard/merge_requests?reviewer_username={{ user }}" class="review-requests {% if extra.get('reviewer_username') == user %}active{% endif %}">Review requests for you</a></p>{% endif %}
 <form method="get"><input type="hidden" name="state" value="{{ state }}">{% for k, v in extra.items() %}<input type="hidden" name="{{ k }}" value="{{ v }}">{% endfor %}<input name="search" value="{{ search }}" placeholder="Search or filter results..." aria-label="Search merge requests"><button type="submit">Search</button></form>
 {% if filters %}<p class="muted">Filtered by {% for f in filters %}<span class="badge">{{ f }}</span> {% endfor %}</p>{% endif %}
 <ul class="mr-list">{% for m in mrs %}<li class="list-row merge-request" data-iid="{{ m.iid }}">
@@ -285,7 +287,7 @@ TEMPLATES = {
 <aside class="right-sidebar"><div class="block start_date"><div class="title">Start date</div><div class="value">{{ m.start_date|day if m.start_date else 'No start date' }}</div></div>
 <div class="block due_date"><div class="title">Due date</div><div class="value">{{ m.due_date|day if m.due_date else 'No due date' }}</div></div></aside></div>"""),
     "milestone_new.html": page("""<h1>New milestone</h1><form method="post" action="{{ base }}/-/milestones/new"><label>Title <input name="title" id="milestone_title"></label>
-<label>Start Date <input type="date" name="start_date" id="milestone_start_date"></label><label>Due Date <input type="date" name="due_date" id="milestone_due_date"></label>
+<label>Start Date <input name="start_date" id="milestone_start_date" placeholder="YYYY-MM-DD"></label><label>Due Date <input name="due_date" id="milestone_due_date" placeholder="YYYY-MM-DD"></label>
 <label>Description <textarea name="description" id="milestone_description"></textarea></label>
 {% if error %}<p class="error">{{ error }}</p>{% endif %}<button type="submit" id="create-milestone">Create milestone</button></form>"""),
     "members.html": page("""<h1>{{ heading }}</h1><p class="muted">{{ rows|length }} member{{ 's' if rows|length != 1 }} can reach {{ what }}.</p>

@@ -28,7 +28,8 @@ from nodes.browser.sites.wiki import Wiki, article_path
 
 OUT = Path(__file__).resolve().parent / "data" / "local_tasks.json"
 C, S, R, W, H = "__CLASSIFIEDS__", "__SHOPPING__", "__REDDIT__", "__WIKIPEDIA__", "__HOMEPAGE__"
-SITE_OF = {C: "classifieds", S: "shopping", R: "reddit", W: "wikipedia", H: "homepage"}
+G = "__GITLAB__"  # the code forge (make_forge_tasks.py)
+SITE_OF = {C: "classifieds", S: "shopping", R: "reddit", W: "wikipedia", H: "homepage", G: "gitlab"}
 
 LOGIN = {
     C: [f"goto [{C}/index.php?page=login]", "type [css=input[name=email]] [blake.sullivan@gmail.com] [0]",
@@ -37,6 +38,8 @@ LOGIN = {
         "type [css=#pass] [Password.123] [1]"],
     R: [f"goto [{R}/login]", f"type [css=input[name=_username]] [{ME}] [0]",
         "type [css=input[name=_password]] [test1234] [1]"],
+    G: [f"goto [{G}/users/sign_in]", "type [css=#user_login] [byteblaze] [0]",
+        "type [css=#user_password] [hello1234] [1]"],
 }
 
 
