@@ -6,8 +6,10 @@ shapes, which WebArena's GitLab tasks use: ``/{namespace}/{project}``, ``/-/tree
 ``/explore``, ``/users/{u}/starred``, ``/groups/{g}/-/group_members``, ``/search``, and a small REST
 subset under ``/api/v4`` (forge_api.py). The log-in is WebArena's: byteblaze / hello1234.
 
-The project pages live in forge_project.py, the seeded content in forge_data.py, the repositories in
-forge_git.py. ``POST /reset`` restores the database from its pristine copy and every repository
+The project pages live in forge_project.py (routes, labels, milestones, members), forge_repo.py (files,
+history, the editor, new projects), forge_issues.py and forge_merge_requests.py; the pages' markup in
+forge_templates.py, the shared checks in forge_common.py, the seeded content in forge_data.py and the
+repositories in forge_git.py. ``POST /reset`` restores the database from its pristine copy and every repository
 written since the last reset from its pristine pack (a few milliseconds each; measured by the tests)."""
 
 from __future__ import annotations

@@ -157,6 +157,7 @@ class Repos:
         """A commit on ``branch`` applying ``changes`` (path -> content, None deletes) to its head, or to
         ``start`` (a branch or sha) when the branch does not exist yet; returns the new sha."""
         repo = self.repo(key)
+        self.touched.add(key)  # before any object is written: even a refused commit's stray blobs go at reset
         ref = f"refs/heads/{branch}".encode()
         refs = repo.refs.as_dict()
         parent = old = refs.get(ref)
@@ -182,7 +183,6 @@ class Repos:
         if parent is not None and repo[parent].tree == tree:
             raise GitError("nothing to commit: the files are unchanged")
         sha = self._write_commit(repo, tree, [parent] if parent else [], author, message, when)
-        self.touched.add(key)
         if not repo.refs.set_if_equals(ref, old, sha):
             raise GitError(f"branch {branch!r} moved while committing")
         return sha.decode()
@@ -202,6 +202,7 @@ class Repos:
         """Merge branch ``source`` into branch ``target`` with a merge commit (git's three-way merge);
         GitError when the branches conflict or there is nothing to merge."""
         repo = self.repo(key)
+        self.touched.add(key)  # the merge may write blobs before it finds a conflict
         src, dst = self._branch(repo, source), self._branch(repo, target)
         if can_fast_forward(repo, src, dst):
             raise GitError(f"{source!r} has no commits that {target!r} lacks: nothing to merge")
@@ -212,7 +213,6 @@ class Repos:
             raise GitError(f"merge blocked: {source!r} and {target!r} conflict in {names}")
         repo.object_store.add_object(merged)
         sha = self._write_commit(repo, merged.id, [dst, src], author, message, when)
-        self.touched.add(key)
         if not repo.refs.set_if_equals(f"refs/heads/{target}".encode(), dst, sha):
             raise GitError(f"branch {target!r} moved while merging")
         return sha.decode()
