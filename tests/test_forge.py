@@ -105,7 +105,7 @@ def test_pages_show_the_seeded_content_in_gitlab_shapes(web: TestClient, site: F
     assert "assigned you" in todos or "requested a review of" in todos
 
 
-def test_the_git_history_is_what_the_pages_show(web: TestClient, site: Forge) -> None:
+def test_the_git_history_is_what_the_pages_show(web: TestClient, site: Forge, tmp_path: Path) -> None:
     pid = 1
     log = git(site, pid, "log", "--format=%H%x09%an%x09%ae%x09%s", "main").splitlines()
     assert len(log) >= 5 and len({line.split("\t")[1] for line in log}) >= 2, log  # several authors
@@ -138,6 +138,9 @@ def test_the_git_history_is_what_the_pages_show(web: TestClient, site: Forge) ->
     branch_head = git(site, merged["project_id"], "rev-parse", merged["source_branch"]).strip()
     assert len(parents) == 2 and parents[1] == branch_head
     assert git(site, merged["project_id"], "fsck", "--strict") == ""
+    # and the repository clones like any other
+    subprocess.run(["git", "clone", "--quiet", str(site.repos.live / f"{pid}.git"), str(tmp_path / "clone")], check=True)
+    assert (tmp_path / "clone" / "README.md").read_text() == readme
 
 
 def test_same_seed_same_forge_other_seed_another(site: Forge) -> None:
