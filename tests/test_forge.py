@@ -156,6 +156,17 @@ def test_same_seed_same_forge_other_seed_another(site: Forge) -> None:
         other.close()
 
 
+def test_repositories_of_dead_forges_are_swept_at_start(tmp_path: Path) -> None:
+    import os
+
+    from nodes.browser.sites.forge import _sweep
+    dead, alive = tmp_path / "framebus-forge-999999999-abc", tmp_path / f"framebus-forge-{os.getpid()}-abc"
+    for folder in (dead, alive):
+        (folder / "live").mkdir(parents=True)
+    _sweep(tmp_path)
+    assert not dead.exists() and alive.exists()
+
+
 # ---- writing, then resetting ---------------------------------------------------------------------
 
 def test_writes_land_in_git_and_the_database_and_a_reset_undoes_them_under_a_second(web: TestClient,

@@ -106,6 +106,21 @@ async def _forge_error(request: Request, exc: HTTPException) -> Response:
     return await framework_error_page(request, exc)
 
 
+def _sweep(parent: Path) -> None:
+    """Remove the repositories of forges whose process is gone (a server killed with SIGKILL, as the
+    site node's children are when it dies, never runs its own cleanup)."""
+    for old in parent.glob("framebus-forge-*-*"):
+        pid = old.name.split("-")[2]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(old, ignore_errors=True)
+        except PermissionError:  # alive, someone else's
+            pass
+
+
 def _cleanup(repos: Repos, root: Path) -> None:
     repos.close()
     shutil.rmtree(root, ignore_errors=True)
@@ -121,7 +136,8 @@ class Forge(ProjectPages, ApiPages, Site):
 
     def __init__(self, seed: int = 0, size: int | None = None, links: Mapping[str, str] | None = None) -> None:
         shm = Path("/dev/shm")  # memory-backed where there is one: resets copy files
-        parent = shm if shm.is_dir() and os.access(shm, os.W_OK) else None
+        parent = shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
+        _sweep(parent)
         self.root = Path(tempfile.mkdtemp(prefix=f"framebus-forge-{os.getpid()}-", dir=parent))
         self.repos = Repos(self.root)
         self._finalizer = weakref.finalize(self, _cleanup, self.repos, self.root)
