@@ -195,6 +195,25 @@ def test_writes_land_in_git_and_the_database_and_a_reset_undoes_them_under_a_sec
                                                                  "assignee_username": ME})
     web.post("/a11yproject/a11yproject.com/-/issues/1/notes", data={"note": "On it."})
     web.post(f"/{ME}/dotfiles/-/project_members", data={"username": "vinta", "access_level": "10"})
+    web.post(f"/{ME}/dotfiles/-/project_members/vinta/update", data={"access_level": "40"})
+    assert re.search(r'@vinta</span></td>\s*<td class="col-source">[^<]*</td>\s*<td class="col-max-role"><span '
+                     r'class="role-name">Maintainer<', web.get(f"/{ME}/dotfiles/-/project_members").text)
+    web.post(f"/{ME}/dotfiles/-/project_members/vinta/remove")
+    assert "@vinta<" not in web.get(f"/{ME}/dotfiles/-/project_members").text
+    issue = "/a11yproject/a11yproject.com/-/issues/1"
+    bug = site.db.execute("SELECT id FROM labels WHERE project_id = 1 AND title = 'bug'").fetchone()[0]
+    web.post(f"{issue}/update", data={"field": "labels", f"label_{bug}": "on"})
+    web.post(f"{issue}/update", data={"field": "due_date", "due_date": "2030-12-31"})
+    page = web.post(f"{issue}/update", data={"field": "assignee", "assignee_username": "Roshan Jossy"}).text
+    assert "Dec 31, 2030" in page and "@Roshanjossey" in page and ">bug</span>" in page
+    # a branch whose merge request was closed: open a new one for it
+    closed = site.db.execute("SELECT r.source_branch, p.path FROM merge_requests r JOIN projects p ON p.id = r.project_id "
+                             "WHERE p.namespace = ? AND r.state = 'closed' LIMIT 1", (ME,)).fetchone()
+    page = web.post(f"/{ME}/{closed[1]}/-/merge_requests/new", data={
+        "merge_request[source_branch]": closed[0], "merge_request[title]": "Try again",
+        "merge_request[reviewer_username]": "kilian"}).text
+    assert re.search(r'gl-font-monospace source-branch"[^>]*>' + re.escape(closed[0]), page)
+    assert re.search(r'class="block reviewer">.*?Kilian Valkhof', page, re.S)
     web.post("/kkroening/ffmpeg-python/-/star")
     assert state(site) != before and site.repos.touched
     # the reset: through the endpoint, as the site node calls it, and timed by the site itself
