@@ -37,7 +37,6 @@ from nodes.browser.sites.forge_api import ApiPages
 from nodes.browser.sites.forge_common import (
     NAME_MAX,
     PROJECT_COLUMNS,
-    TEXT_MAX,
     choice,
     find_user,
     group_role,
@@ -558,6 +557,3 @@ class Forge(ProjectPages, ApiPages, Site):
 
     def page_of(self, ctx: Ctx) -> int:
         return page_number(ctx, "page")
-
-    def check_text(self, ctx: Ctx, name: str, label: str) -> str:
-        return text(ctx, name, TEXT_MAX, label=label)
