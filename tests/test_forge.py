@@ -25,7 +25,7 @@ from nodes.browser.sites.forge import Forge
 from nodes.browser.sites.forge_data import ME, MY_PASSWORD
 from nodes.browser.vwa.funcs import parse_func
 from nodes.browser.vwa.helpers import HelperContext
-from nodes.browser.vwa.make_forge_tasks import build
+from nodes.browser.vwa.make_forge_tasks import READ, build
 from nodes.browser.vwa.page import PlaywrightPageServices
 from nodes.browser.vwa.registry import REGISTRY
 from nodes.browser.vwa.tasks import load_task_file
@@ -355,6 +355,9 @@ def test_the_task_file_is_what_the_generator_writes_and_every_task_can_run() -> 
     assert any("gitlab_get_project_memeber_role" in target.locator for t in tasks for target in t.eval.program_html)
     changing = [t for t in tasks if "program_html" in t.eval.eval_types]
     assert changing and all(t.require_reset for t in changing)
+    for raw in TASKS:  # changes never touch a project the questions ask about
+        if raw["require_reset"]:
+            assert not any(f"/{name}" in json.dumps([raw["gold_actions"], raw["eval"]]) for name in READ), raw["task_id"]
     for task in TASKS:
         assert task["sites"] == ["gitlab"] and task["gold_actions"][-1].startswith("stop")
         for action in task["gold_actions"]:

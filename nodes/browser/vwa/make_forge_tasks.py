@@ -345,7 +345,7 @@ def changes(b: Builder, f: Facts, rng: random.Random) -> None:
         b.add(template="Star {{project}}.", values={"project": full(p)}, start=f"{G}/", reset=True,
               ev=html(f"{G}/users/{ME}/starred", "", must_include=[p["name"]]),
               gold=[*LOGIN[G], f"goto [{base(p)}]", "click [css=button.star-btn]", "stop"], level=EASY)
-    target = f.project(READ[-2])
+    target = a11y
     b.add(template="Fork {{project}} into my namespace.", values={"project": full(target)}, start=f"{G}/", reset=True,
           ev=html(f"{G}/{ME}/{target['path']}", "document.querySelector('.project-header').outerText",
                   must_include=[f"Forked from {full(target)}"]),
