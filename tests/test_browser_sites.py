@@ -332,6 +332,7 @@ SAMPLE_PAGES = {
     "wiki": ["/wikipedia_en_all_maxi_2022-05/A/Main_Page", "/wikipedia_en_all_maxi_2022-05/A/Boston"],
     "shopping": ["/", "/catalogsearch/result/?q=a"],
     "forum": ["/", "/f/pics", "/forums"],
+    "forge": ["/explore", "/a11yproject/a11yproject.com/-/commits/main", "/a11yproject/a11yproject.com/-/issues"],
 }
 
 

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from nodes.browser.actions import parse_action
 from nodes.browser.gold import GoldLocatorError, parse_gold
 from nodes.browser.vwa.make_local_tasks import build
 from nodes.browser.vwa.tasks import load_task_file
-from tests.helpers import ROOT, launch
+from tests.helpers import ROOT
+from tests.vwa_runs import run_tasks
 
 GOLD = ROOT / "launch" / "vwa_gold.yaml"
 FILE = ROOT / "nodes/browser/vwa/data/local_tasks.json"
@@ -113,21 +113,7 @@ def _perturb(task: dict[str, Any]) -> dict[str, Any]:
 
 def _run(tmp_path: Path, tasks: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
     """Runs launch/vwa_gold.yaml on ``tasks`` (renumbered in order); the episodes' metrics in order."""
-    tasks = [{**t, "task_id": i, "source_task_id": t["task_id"]} for i, t in enumerate(tasks)]
-    file = tmp_path / f"{name}.json"
-    file.write_text(json.dumps(tasks))
-    config = yaml.safe_load(GOLD.read_text())
-    next(n for n in config["nodes"] if n["id"] == "env")["params"]["tasks"] = [str(file)]
-    config["run"]["episodes"] = len(tasks)
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(config, sort_keys=False))
-    out = tmp_path / name
-    result = launch("run", str(path), "--out", str(out), timeout=170)
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
-    records = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines() if line.strip()]
-    assert len(records) == len(tasks), records
-    return [{**r["metrics"], "status": r["status"]}
-            for _, r in sorted(((int(r["metrics"]["task_id"]), r) for r in records), key=lambda x: x[0])]
+    return run_tasks(GOLD, tmp_path, tasks, name)
 
 
 def test_gold_sequences_score_one(tmp_path: Path) -> None:

@@ -32,12 +32,12 @@ from nodes.browser.sites.supervise import SiteServer, http_json
 
 
 class SiteParams(NodeParams):
-    site: Literal["classifieds", "wiki", "shopping", "forum", "homepage"] = Field(
+    site: Literal["classifieds", "wiki", "shopping", "forum", "homepage", "forge"] = Field(
         description="which site this node serves")
     port: int = Field(0, ge=0, le=65535, description="TCP port on 127.0.0.1; 0 picks a free one")
     seed: int = Field(0, description="the content seed: the same seed gives the same site, images included")
-    size: int | None = Field(None, ge=1, le=5000, description="how many listings, articles, products or posts "
-                             "(default: the site's own)")
+    size: int | None = Field(None, ge=1, le=5000, description="how many listings, articles, products, posts or "
+                             "projects (default: the site's own)")
     links: dict[str, str] = Field(default_factory=dict, description="other sites' base URLs by name, which the "
                                   "homepage lists (e.g. {classifieds: 'http://127.0.0.1:9980'})")
     max_restarts: int = Field(3, ge=0, description="times a dead server is started again before the node exits")

@@ -6,9 +6,12 @@ as its child process; it is also the way to run a site by hand."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import sys
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 SITES = {
     "classifieds": "nodes.browser.sites.classifieds:Classifieds",
@@ -16,6 +19,7 @@ SITES = {
     "shopping": "nodes.browser.sites.shopping:Shopping",
     "forum": "nodes.browser.sites.forum:Forum",
     "homepage": "nodes.browser.sites.homepage:Homepage",
+    "forge": "nodes.browser.sites.forge:Forge",
 }
 
 
@@ -38,8 +42,26 @@ def main(argv: list[str] | None = None) -> int:
 
     site = site_class(args.site)(seed=args.seed, size=args.size, links=json.loads(args.links))
     print(f"site {args.site} built in {site.build_s:.3f} s (seed {args.seed}, size {site.size})", flush=True)
-    uvicorn.run(site.app(), host="127.0.0.1", port=args.port, log_level="warning", access_log=False)
+    app = site.app()
+    if hasattr(site, "close"):  # files outside the process (the forge's repositories) go when the server stops
+        app.router.lifespan_context = _closing(app.router.lifespan_context, site.close)
+    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", access_log=False)
     return 0
+
+
+def _closing(lifespan: Callable[[Any], Any], close: Callable[[], None]) -> Callable[[Any], Any]:
+    """``lifespan`` followed by ``close()`` at shutdown: uvicorn ends a stopped server by raising the
+    signal again, so neither atexit nor finalizers would run."""
+
+    @contextlib.asynccontextmanager
+    async def run(app: Any) -> AsyncIterator[Any]:
+        try:
+            async with lifespan(app) as state:
+                yield state
+        finally:
+            close()
+
+    return run
 
 
 if __name__ == "__main__":

@@ -31,8 +31,9 @@ from nodes.browser.vwa.tasks import (
     load_task_file,
 )
 
-# the local site that plays each benchmark site, where its name differs (nodes/browser/sites/server.py)
-LOCAL_NAMES = {"reddit": "forum", "wikipedia": "wiki", "gitlab": "forge"}
+# the local site that plays each benchmark site, where its name differs (nodes/browser/sites/server.py);
+# the shop's admin panel is the shop's own /admin (site_nodes: {__SHOPPING_ADMIN__: shopping/admin})
+LOCAL_NAMES = {"reddit": "forum", "wikipedia": "wiki", "gitlab": "forge", "shopping_admin": "shopping"}
 
 
 def local_sites() -> set[str]:

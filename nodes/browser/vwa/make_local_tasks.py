@@ -29,7 +29,9 @@ from nodes.browser.sites.wiki import Wiki, article_path
 OUT = Path(__file__).resolve().parent / "data" / "local_tasks.json"
 C, S, R, W, H = "__CLASSIFIEDS__", "__SHOPPING__", "__REDDIT__", "__WIKIPEDIA__", "__HOMEPAGE__"
 A = "__SHOPPING_ADMIN__"  # the shop's admin panel (make_admin_tasks.py)
-SITE_OF = {C: "classifieds", S: "shopping", R: "reddit", W: "wikipedia", H: "homepage", A: "shopping_admin"}
+G = "__GITLAB__"  # the code forge (make_forge_tasks.py)
+SITE_OF = {C: "classifieds", S: "shopping", R: "reddit", W: "wikipedia", H: "homepage", A: "shopping_admin",
+           G: "gitlab"}
 
 LOGIN = {
     C: [f"goto [{C}/index.php?page=login]", "type [css=input[name=email]] [blake.sullivan@gmail.com] [0]",
@@ -39,6 +41,8 @@ LOGIN = {
     R: [f"goto [{R}/login]", f"type [css=input[name=_username]] [{ME}] [0]",
         "type [css=input[name=_password]] [test1234] [1]"],
     A: [f"goto [{A}/]", "type [css=#username] [admin] [0]", "type [css=#login] [admin1234] [1]"],
+    G: [f"goto [{G}/users/sign_in]", "type [css=#user_login] [byteblaze] [0]",
+        "type [css=#user_password] [hello1234] [1]"],
 }
 
 

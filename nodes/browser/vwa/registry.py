@@ -7,6 +7,7 @@ helpers in a module of its own (``helpers_<site>.py``), imported here, so that l
 
 from __future__ import annotations
 
+from nodes.browser.vwa import helpers_gitlab  # noqa: F401 - registers the code forge's helpers
 from nodes.browser.vwa import helpers_reddit  # noqa: F401 - registers the forum's helpers
 from nodes.browser.vwa import helpers_shopping  # noqa: F401 - registers the shopping helpers
 from nodes.browser.vwa.helpers import REGISTRY, HelperContext, HelperRegistry
