@@ -148,7 +148,12 @@ async def settle(page: Page, tracker: RequestTracker, timeout: float, quiet_ms: 
             if left_ms <= 0:
                 return False
             args = [quiet_ms, max(quiet_ms, LEAVING_QUIET_MS), TIMER_CAP_MS, left_ms]
-            if await page.evaluate(_QUIET_JS, args) and not tracker.busy(page):
+            try:  # bounded from here too: the script's own bound needs its timers, which a page whose
+                # scripts are sandboxed (Content-Security-Policy: sandbox) never runs
+                quiet = await asyncio.wait_for(page.evaluate(_QUIET_JS, args), left_ms / 1000 + 0.25)
+            except asyncio.TimeoutError:
+                return False
+            if quiet and not tracker.busy(page):
                 return True
         except PlaywrightError:
             # the document was replaced mid-wait (a navigation): wait for the new one
