@@ -2,7 +2,8 @@
 fast a site resets, and how throughput grows with browser replicas, all measured in one run.
 
 One action script walks the classifieds, shopping, forum and wiki sites (links, image links,
-search boxes, back, scroll, goto between sites); each step ends with the next Set-of-Marks
+search boxes, back, scroll, goto between sites), the shop's admin panel (signed in through the
+state site.login makes) and the code forge (by URL); each step ends with the next Set-of-Marks
 observation (element list, URL, tab titles and the SoM screenshot as a frame, the SoM agent's
 view at VWA's 1280x2048 viewport). Both sides play it against the same site processes:
 
@@ -14,6 +15,7 @@ view at VWA's 1280x2048 viewport). Both sides play it against the same site proc
   the direct median (target <= 1.10). Half the direct tours run before the bus episodes and half
   after (never at the same time), so a change in the machine's load shows on both sides.
 
+``step_p50_ms_by_site`` files the direct steps under the site whose pages they timed.
 ``reset_s`` is the slowest site's ``POST /reset`` (target <= 1 s); the replica curve runs 1, 2, 4
 browser envs (each with its agent) sharing the same four sites and counts steps per second between
 the first and the last step.
@@ -42,18 +44,50 @@ from nodes.browser.sandbox import Sandbox  # noqa: E402
 from nodes.browser.session import BrowserSession, EpisodeSpec, Settings  # noqa: E402
 from nodes.browser.sites.supervise import free_port  # noqa: E402
 
-SITES = ("classifieds", "shopping", "forum", "wiki")
+SITES = ("classifieds", "shopping", "forum", "wiki", "forge")
 OBSERVE = {"som", "url", "tabs"}
 VIEWPORT = (1280, 2048)
 
-# Ids are those of each site's home page with seed 0 (every "go_back" returns there).
-TOUR: tuple[str, ...] = (
-    "click [7]", "go_back", "click [15]", "go_back", "scroll [down]", "scroll [up]", "type [5] [bike]", "go_back",
-    "goto [{shopping}/]", "click [6]", "go_back", "click [12]", "go_back", "type [2] [hoodie]", "go_back",
-    "goto [{forum}/]", "click [8]", "go_back", "click [10]", "go_back", "scroll [down]", "scroll [up]",
-    "goto [{wiki}/]", "click [5]", "go_back", "click [22]", "go_back", "type [3] [Boston]", "go_back",
-    "goto [{classifieds}/]",
+# Ids are those of each site's home page with seed 0 (every "go_back" returns there); the admin panel
+# and the forge are toured by URL. Each segment is named by the site whose pages it times.
+SEGMENTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("classifieds", ("click [7]", "go_back", "click [15]", "go_back", "scroll [down]", "scroll [up]",
+                     "type [5] [bike]", "go_back")),
+    ("shopping", ("goto [{shopping}/]", "click [6]", "go_back", "click [12]", "go_back", "type [2] [hoodie]",
+                  "go_back")),
+    ("forum", ("goto [{forum}/]", "click [8]", "go_back", "click [10]", "go_back", "scroll [down]", "scroll [up]")),
+    ("wiki", ("goto [{wiki}/]", "click [5]", "go_back", "click [22]", "go_back", "type [3] [Boston]", "go_back")),
+    ("shopping_admin", ("goto [{shopping}/admin/dashboard/]", "goto [{shopping}/admin/sales/order/]",
+                        "scroll [down]", "scroll [up]", "goto [{shopping}/admin/catalog/product/]", "go_back",
+                        "goto [{shopping}/admin/review/product/]")),
+    ("forge", ("goto [{forge}/explore]", "scroll [down]", "scroll [up]", "goto [{forge}/a11yproject/a11yproject.com]",
+               "goto [{forge}/a11yproject/a11yproject.com/-/issues]", "go_back",
+               "goto [{forge}/a11yproject/a11yproject.com/-/tree/main]", "go_back")),
+    ("classifieds", ("goto [{classifieds}/]",)),
 )
+TOUR: tuple[str, ...] = tuple(action for _, actions in SEGMENTS for action in actions)
+TOUR_SITES: tuple[str, ...] = tuple(site for site, actions in SEGMENTS for _ in actions)
+
+
+def by_site(times: list[float], into: dict[str, list[float]]) -> list[float]:
+    """Steps 2..N of a direct tour (the first warms the page), each also filed under the site it timed."""
+    for i, seconds in enumerate(times[1:], start=1):
+        into.setdefault(TOUR_SITES[i % len(TOUR)], []).append(seconds)
+    return times[1:]
+
+
+def admin_state(bases: dict[str, str]) -> str:
+    """A storage-state file with the shop's admin signed in (what site.login gives for shopping_admin)."""
+    import tempfile
+
+    from nodes.browser.sites.framework import login_state
+    from nodes.browser.sites.shopping import Shopping
+
+    state = login_state(Shopping, 0, f"{bases['shopping']}/admin", for_site="shopping_admin")
+    handle, path = tempfile.mkstemp(prefix="fb-bench-admin-", suffix=".json")
+    with os.fdopen(handle, "w") as out:
+        json.dump(state, out)
+    return path
 
 
 def script(bases: dict[str, str], steps: int) -> list[str]:
@@ -67,18 +101,20 @@ def add_sites(h: Harness, ports: dict[str, int]) -> None:
         h.add(name, "nodes.browser.sites.node:SiteNode", params={"site": name, "port": ports[name], "seed": 0})
 
 
-def env_params(bases: dict[str, str], steps: int) -> dict[str, Any]:
+def env_params(bases: dict[str, str], steps: int, state: str) -> dict[str, Any]:
     return {"start_url": f"{bases['classifieds']}/", "hosts": {f"__{n.upper()}__": b for n, b in bases.items()},
+            "storage_state": state,
             "observe": sorted(OBSERVE), "text": "som", "frame": "som", "frames": True,
             "viewport": list(VIEWPORT), "max_steps": steps + 1}
 
 
-async def direct_block(bases: dict[str, str], steps: int) -> list[float]:
+async def direct_block(bases: dict[str, str], steps: int, state: str) -> list[float]:
     """The script in this process; seconds from each action to its next observation."""
     session = BrowserSession(Settings())
     await session.start()
     try:
-        episode = await session.open_episode(EpisodeSpec(start_urls=(f"{bases['classifieds']}/",), viewport=VIEWPORT),
+        episode = await session.open_episode(EpisodeSpec(start_urls=(f"{bases['classifieds']}/",), viewport=VIEWPORT,
+                                                             storage_state=state),
                                              Sandbox(list(bases.values())))
         capture = await episode.capture(OBSERVE, "som", "som")
         times: list[float] = []
@@ -110,9 +146,11 @@ async def main_run(args: argparse.Namespace) -> dict[str, Any]:
     direct: list[float] = []
     errors: list[str] = []
     resets: dict[str, list[float]] = {name: [] for name in SITES}
+    direct_sites: dict[str, list[float]] = {}
+    state = admin_state(bases)
     async with Harness(quiet=True, episodes=args.blocks, seed=0) as h:
         add_sites(h, ports)
-        h.add("env", "nodes.browser.env:BrowserEnv", params=env_params(bases, args.steps),
+        h.add("env", "nodes.browser.env:BrowserEnv", params=env_params(bases, args.steps, state),
               inputs={"action": "agent/action"}, clock={"mode": "lockstep", "deadline": 60.0, "default_action": None})
         h.add("agent", "nodes.agent.baseline:ReplayAgent", params={"actions": script(bases, args.steps)},
               inputs={"obs": {"from": "env/obs", "policy": "fifo"}})
@@ -121,10 +159,10 @@ async def main_run(args: argparse.Namespace) -> dict[str, Any]:
         for name in SITES:  # the sites are up: their resets, then a warm-up tour of the direct side
             for _ in range(3):
                 resets[name].append(await asyncio.to_thread(post_reset, bases[name]))
-        await direct_block(bases, min(args.steps, 8))  # warm-up
+        await direct_block(bases, min(args.steps, 8), state)  # warm-up
         before = (args.blocks + 1) // 2
         for _ in range(before):
-            direct += (await direct_block(bases, args.steps))[1:]
+            direct += by_site(await direct_block(bases, args.steps, state), direct_sites)
         h.kernel.start()
         await asyncio.wait_for(h.probe_runtime.wait_started(), 10)
         for _ in range(args.blocks):  # the bus episodes play back to back: nothing else runs meanwhile
@@ -139,10 +177,11 @@ async def main_run(args: argparse.Namespace) -> dict[str, Any]:
             bus += [b - a for a, b in zip(sent[:-2], sent[1:-1])]  # steps 2..N, as the direct side; not the stop
         await h.wait_finished(120)
         for _ in range(args.blocks - before):  # the sites are still up: the rest of the direct tours
-            direct += (await direct_block(bases, args.steps))[1:]
+            direct += by_site(await direct_block(bases, args.steps, state), direct_sites)
+    os.unlink(state)
     if errors:
         raise RuntimeError(f"bus: actions failed: {errors[:3]}")
-    return {"bus": bus, "direct": direct, "resets": resets}
+    return {"bus": bus, "direct": direct, "resets": resets, "direct_by_site": direct_sites}
 
 
 async def replica_run(replicas: int, steps: int, episodes_each: int) -> dict[str, Any]:
@@ -150,10 +189,11 @@ async def replica_run(replicas: int, steps: int, episodes_each: int) -> dict[str
     the last step any of them published."""
     ports = {name: free_port() for name in SITES}
     bases = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
+    state = admin_state(bases)
     async with Harness(quiet=True, episodes=replicas * episodes_each, seed=0) as h:
         add_sites(h, ports)
         for i in range(replicas):
-            h.add(f"env{i}", "nodes.browser.env:BrowserEnv", params=env_params(bases, steps),
+            h.add(f"env{i}", "nodes.browser.env:BrowserEnv", params=env_params(bases, steps, state),
                   inputs={"action": f"agent{i}/action"},
                   clock={"mode": "lockstep", "deadline": 120.0, "default_action": None})
             h.add(f"agent{i}", "nodes.agent.baseline:ReplayAgent", params={"actions": script(bases, steps)},
@@ -173,6 +213,7 @@ async def replica_run(replicas: int, steps: int, episodes_each: int) -> dict[str
 
         await asyncio.gather(*(drain(i) for i in range(replicas)))
         await h.wait_finished(120)
+    os.unlink(state)
     stamps.sort()
     window = stamps[-1] - stamps[0]
     return {"replicas": replicas, "steps": len(stamps), "steps_per_s": round((len(stamps) - 1) / window, 2)}
@@ -202,6 +243,8 @@ def main() -> int:
         "step_p90_ms": round(statistics.quantiles(direct, n=10)[-1] * 1e3, 1),
         "bus_step_p50_ms": round(bus_ms, 1),
         "bus_overhead_ratio": round(bus_ms / direct_ms, 3),
+        "step_p50_ms_by_site": {site: round(statistics.median(times) * 1e3, 1)
+                                for site, times in sorted(run["direct_by_site"].items())},
         "reset_s": max(resets.values()),
         "reset_s_by_site": resets,
         "replicas": curve,

@@ -174,6 +174,14 @@ def test_launch_validate_passes_on_every_bundled_file(installed: Installed, tmp_
     venv = installed.venv
     env = _user_env()
     env["OPENAI_API_KEY"] = "sk-not-used"  # the gpt4o files check that a key is there; validate sends nothing
+    # WebArena-Lite's file comes from BrowserGym's wheel, which this venv lacks: a sample in its shape
+    # stands in, with the login states WebArena's auto_login would have written (validate checks they exist)
+    env["VAB_TASKS"] = str(Path(__file__).parent / "data" / "webarena" / "lite_sample.raw.json")
+    auth = tmp_path / "auth"
+    auth.mkdir()
+    for name in ("shopping_state.json", "shopping_admin_state.json", "gitlab.reddit_state.json"):
+        (auth / name).write_text('{"cookies": [], "origins": []}')
+    env["AUTH_DIR"] = str(auth)
     packs = sysconfig.get_paths()["purelib"]
     result = _run(venv, "python", "-c", VALIDATE_ALL, packs, *BUNDLED, cwd=tmp_path, env=env, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr[-4000:]
