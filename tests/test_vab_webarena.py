@@ -75,6 +75,7 @@ def test_the_embedded_model_plays_webarena_lite_tasks_on_the_som_element_list(tm
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["episodes"]["completed"] == 2, summary["episodes"]
+    assert summary["metrics"]["agent_model_errors"] == 0 and summary["metrics"]["model_requests"] >= 2
     episodes = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
     assert all(e["metrics"]["success"] in (0.0, 1.0) for e in episodes)  # judged, whatever the model did
     assert {e["metrics"]["site"] for e in episodes} == {"gitlab"}  # the forge's tasks come first
