@@ -84,3 +84,55 @@ def test_the_embedded_model_plays_webarena_lite_tasks_on_the_som_element_list(tm
     prompts = json.dumps([r.get("messages") or r.get("prompt") for r in records])
     assert re.search(r"\[\d+\] \[A\] \[", prompts), "the SoM element list is the observation"
     assert "http://gitlab.com" in prompts  # the model sees WebArena's host names
+
+
+FUZZY_GRAPH = """
+name: fuzzy_judge
+nodes:
+  - id: forge
+    uses: browser.site
+    params: {site: forge, port: 0, seed: 0}
+  - id: env
+    uses: browser.env
+    params: {tasks: ["TASKS"], site_nodes: {__GITLAB__: forge}, max_steps: 5}
+    inputs: {action: agent/action}
+    clock: {mode: lockstep, deadline: 60.0, default_action: null}
+  - id: agent
+    uses: agent.scripted
+    params: {env: env}
+    inputs: {obs: {from: env/obs, policy: latest}}
+  - id: model
+    uses: model.chat
+    params: {base_url: URL, model: smollm2-135m-instruct, api_key_env: none, vision: false}
+  - id: judge
+    uses: judge.vwa
+    params: {sites: [], grader: model}
+    inputs: {step: {from: env/step, policy: block, size: 64}}
+run: {episodes: 1, seed: 0}
+"""
+
+
+@pytest.mark.timeout(600)
+def test_a_fuzzy_match_is_graded_by_the_embedded_model_through_its_node(tmp_path, embedded_url):
+    """WebArena's fuzzy_match: the judge asks the model node named in `grader` (here the embedded
+    model, at temperature 0) and scores what it says; a 135M model's verdict is not asserted, only
+    that the question went to it and the episode was scored on its answer."""
+    task = {"task_id": 0, "sites": ["gitlab"], "start_url": "__GITLAB__/explore", "require_login": False,
+            "require_reset": False, "storage_state": None, "geolocation": None,
+            "intent": "Which project of the a11yproject group is about accessibility?",
+            "eval": {"eval_types": ["string_match"], "reference_answers": {"fuzzy_match": ["a11yproject.com"]},
+                     "reference_url": "", "program_html": []},
+            "gold_actions": ["stop [It is the a11yproject.com project]"]}
+    (tmp_path / "tasks.json").write_text(json.dumps([task]))
+    path = tmp_path / "fuzzy.yaml"
+    path.write_text(FUZZY_GRAPH.replace("TASKS", str(tmp_path / "tasks.json")).replace("URL", embedded_url))
+    out = tmp_path / "run"
+    result = launch("run", str(path), "--out", str(out), timeout=500)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["episodes"]["completed"] == 1, summary["episodes"]  # scored, not unscored
+    [episode] = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+    metrics = episode["metrics"]
+    assert metrics["success"] in (0.0, 1.0) and metrics["score_string_match"] == metrics["success"]
+    assert metrics["graders"] == "text=llm:model", metrics  # the grader named in the results
+    assert summary["model"]["requests"] >= 1 and summary["model"]["failures"] == 0
