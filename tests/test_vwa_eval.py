@@ -122,17 +122,17 @@ def test_unknown_evaluators_and_helpers_are_named_with_the_task_id():
     assert any("unknown evaluator 'rouge_match'" in p for p in p0)
     assert any("unknown string check 'regex_match'" in p for p in p0)
     assert any("eval.url_note: unknown URL rule 'PREFIX'" in p for p in p1)
-    assert any("program_html.0.locator: unknown func: helper 'gitlab_get_project_memeber_role'" in p for p in p1)
+    assert any("program_html.0.locator: unknown func: helper 'forum_get_moderator_log'" in p for p in p1)
     assert not any("program_html.0.url" in p for p in p1)  # reddit_get_post_url is a known helper
     # a registry with the helper added knows it (sites extend the registry this way)
     extended = REGISTRY.copy()
 
-    @extended.register("gitlab_get_project_memeber_role")
+    @extended.register("forum_get_moderator_log")
     async def role(ctx, page, user):  # pragma: no cover - only its name matters here
         return ""
 
-    assert not any("gitlab" in p for p in tasks[1].problems(extended))
-    assert "gitlab_get_project_memeber_role" not in REGISTRY
+    assert not any("moderator" in p for p in tasks[1].problems(extended))
+    assert "forum_get_moderator_log" not in REGISTRY
 
 
 async def test_evaluating_an_unsupported_task_refuses_by_name():
@@ -503,10 +503,10 @@ def test_cli_tasks_counts_and_lists_what_cannot_run(tmp_path):
         assert expected in lines, (expected, run.stdout)
     assert "10 tasks in 3 files" in lines[0]
     blocked = run.stdout.split("cannot run (2 tasks), by reason:\n")[1]
-    assert "  1 tasks: unknown func: helper 'gitlab_get_project_memeber_role'\n" in blocked
+    assert "  1 tasks: unknown func: helper 'forum_get_moderator_log'\n" in blocked
     assert "  1 tasks: unknown evaluator 'rouge_match'\n" in blocked
     assert "reddit_unsupported.raw.json: task 0: eval.eval_types: unknown evaluator 'rouge_match'\n" in blocked
-    assert "task 1: eval.program_html.0.locator: unknown func: helper 'gitlab_get_project_memeber_role'\n" in blocked
+    assert "task 1: eval.program_html.0.locator: unknown func: helper 'forum_get_moderator_log'\n" in blocked
 
     good = cli("tasks", str(CLASSIFIEDS), str(SHOPPING))
     assert good.returncode == 0 and good.stdout.splitlines()[-1] == "all tasks can run"
