@@ -25,7 +25,6 @@ import pydantic
 import pytest
 import pytest_asyncio
 import uvicorn
-import yaml
 from starlette.testclient import TestClient
 
 from nodes.browser.actions import parse_action
@@ -40,7 +39,8 @@ from nodes.browser.vwa.make_admin_tasks import build
 from nodes.browser.vwa.page import PlaywrightPageServices
 from nodes.browser.vwa.registry import REGISTRY
 from nodes.browser.vwa.tasks import load_task_file
-from tests.helpers import ROOT, launch
+from tests.helpers import ROOT
+from tests.vwa_runs import run_tasks
 
 FILE = ROOT / "nodes/browser/vwa/data/admin_tasks.json"
 GOLD = ROOT / "launch" / "vwa_admin_gold.yaml"
@@ -599,32 +599,14 @@ def _perturb(task: dict[str, Any]) -> dict[str, Any]:
     return {**task, "gold_actions": gold}
 
 
-def _run(tmp_path: Path, tasks: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
-    tasks = [{**t, "task_id": i, "source_task_id": t["task_id"]} for i, t in enumerate(tasks)]
-    file = tmp_path / f"{name}.json"
-    file.write_text(json.dumps(tasks))
-    config = yaml.safe_load(GOLD.read_text())
-    next(n for n in config["nodes"] if n["id"] == "env")["params"]["tasks"] = [str(file)]
-    config["run"]["episodes"] = len(tasks)
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(config, sort_keys=False))
-    out = tmp_path / name
-    result = launch("run", str(path), "--out", str(out), timeout=170)
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
-    records = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines() if line.strip()]
-    assert len(records) == len(tasks), records
-    return [{**r["metrics"], "status": r["status"]}
-            for _, r in sorted(((int(r["metrics"]["task_id"]), r) for r in records), key=lambda x: x[0])]
-
-
 def test_admin_gold_sequences_score_one_and_perturbed_ones_zero(tmp_path: Path) -> None:
     subset = _subset()
     assert len({t["task_id"] for t in subset}) == len(subset)
-    gold = _run(tmp_path, subset, "gold")
+    gold = run_tasks(GOLD, tmp_path, subset, "gold")
     for task, m in zip(subset, gold):
         assert m["status"] == "completed" and m["success"] == 1.0 and m["failed_checks"] == [], (task["task_id"], m)
         assert m["steps"] == len(task["gold_actions"]), (task["task_id"], m)
-    wrong = _run(tmp_path, [_perturb(t) for t in subset], "perturbed")
+    wrong = run_tasks(GOLD, tmp_path, [_perturb(t) for t in subset], "perturbed")
     for task, m in zip(subset, wrong):
         assert m["status"] == "completed" and m["success"] == 0.0 and m["failed_checks"], (task["task_id"], m)
 

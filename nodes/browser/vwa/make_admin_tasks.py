@@ -18,7 +18,6 @@ seed: running it twice writes the same bytes."""
 
 from __future__ import annotations
 
-import argparse
 import calendar
 import json
 import random
@@ -29,7 +28,7 @@ from typing import Any
 
 from nodes.browser.sites.shopping import FIXTURE, Shopping
 from nodes.browser.sites.shopping_data import PENDING
-from nodes.browser.vwa.make_local_tasks import LOGIN, A, Builder, S, answer, html, money, pick, rows, unachievable, url
+from nodes.browser.vwa.make_local_tasks import LOGIN, generator_main, A, Builder, S, answer, html, money, pick, rows, unachievable, url
 
 OUT = Path(__file__).resolve().parent / "data" / "admin_tasks.json"
 NAV = {"customers": "click [css=#menu-magento-backend a.item-customer-manage]",
@@ -338,14 +337,7 @@ def build(seed: int = 0) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=OUT)
-    parser.add_argument("--seed", type=int, default=0, help="the shop's content seed (the launch file's)")
-    args = parser.parse_args(argv)
-    tasks = build(args.seed)
-    args.out.write_text(json.dumps(tasks, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {len(tasks)} tasks to {args.out}")
-    return 0
+    return generator_main(argv, __doc__ or "", OUT, build, "the shop's")
 
 
 if __name__ == "__main__":

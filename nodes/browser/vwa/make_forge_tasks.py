@@ -16,7 +16,6 @@ name elements by locators (nodes/browser/gold.py). The output is a pure function
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import sqlite3
@@ -27,7 +26,7 @@ from urllib.parse import quote
 
 from nodes.browser.sites.forge import Forge
 from nodes.browser.sites.forge_data import ME, ROLES
-from nodes.browser.vwa.make_local_tasks import LOGIN, Builder, answer, html, pick, unachievable, url
+from nodes.browser.vwa.make_local_tasks import LOGIN, generator_main, Builder, answer, html, pick, unachievable, url
 
 OUT = Path(__file__).resolve().parent / "data" / "forge_tasks.json"
 G = "__GITLAB__"
@@ -402,14 +401,7 @@ def build(seed: int = 0) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=OUT)
-    parser.add_argument("--seed", type=int, default=0, help="the forge's content seed (the launch file's)")
-    args = parser.parse_args(argv)
-    tasks = build(args.seed)
-    args.out.write_text(json.dumps(tasks, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {len(tasks)} tasks to {args.out}")
-    return 0
+    return generator_main(argv, __doc__ or "", OUT, build, "the forge's")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import random
 import sqlite3
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from nodes.browser.sites.classifieds import Classifieds
 from nodes.browser.sites.forum import ME, Forum
@@ -424,15 +424,21 @@ def build(seed: int = 0) -> list[dict[str, Any]]:
     return b.tasks
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=OUT)
-    parser.add_argument("--seed", type=int, default=0, help="the sites' content seed (the launch file's)")
+def generator_main(argv: list[str] | None, doc: str, out: Path, build_tasks: Callable[[int], list[dict[str, Any]]],
+                   seeded: str = "the sites'") -> int:
+    """The command line every task generator shares: ``--out FILE --seed N``, one JSON file written."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=out)
+    parser.add_argument("--seed", type=int, default=0, help=f"{seeded} content seed (the launch file's)")
     args = parser.parse_args(argv)
-    tasks = build(args.seed)
+    tasks = build_tasks(args.seed)
     args.out.write_text(json.dumps(tasks, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {len(tasks)} tasks to {args.out}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return generator_main(argv, __doc__ or "", OUT, build)
 
 
 if __name__ == "__main__":
