@@ -36,6 +36,17 @@ def test_episodes_are_dealt_in_order_with_their_seeds_until_none_is_left(book):
     assert book.deal("env") is None and book.in_flight == 4 and book.owns_episodes("env")
 
 
+def test_each_ended_record_is_told_to_its_listeners_once(book):
+    """GraphEnv waits for an episode's result through on_record instead of polling the book."""
+    heard: list[str] = []
+    book.on_record.append(lambda rec: heard.append(f"{rec['episode_id']}:{rec['status']}:{rec['metrics']['x']}"))
+    first, second = book.deal("env")["id"], book.deal("env")["id"]
+    book.end(second, "completed", {"x": 2})
+    book.end(first, "failed", {"x": 1})
+    book.end(first, "completed", {"x": 9})  # ended twice: not told again
+    assert heard == ["ep00001:completed:2", "ep00000:failed:1"]
+
+
 def test_ending_counts_once_and_late_reports_change_nothing(book, tmp_path):
     eid = book.deal("env")["id"]
     book.report(eid, {"judge_note": 1})

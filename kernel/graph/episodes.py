@@ -65,6 +65,9 @@ class EpisodeBook:
         self.store = ResultsStore(run_dir, on_problem)
         self.max_retries = max_retries
         self.records: dict[str, dict[str, Any]] = {}  # the last RECENT ended episodes, oldest first
+        # called with each ended record as it is counted (on the kernel's loop): a waiter for one
+        # episode's result (GraphEnv at an episode's end) hears it at once instead of polling
+        self.on_record: list[Callable[[dict[str, Any]], None]] = []
         self._ended = Bitmap(total or 0)
         self.ended_count = 0
         self._statuses: Counter[str] = Counter()
@@ -176,6 +179,8 @@ class EpisodeBook:
         self.records[eid] = rec
         if len(self.records) > RECENT:
             del self.records[next(iter(self.records))]
+        for listener in list(self.on_record):
+            listener(rec)
 
     def node_lost(self, node: str, *, all_in_flight: bool = False) -> dict[str, str]:
         """Give the unfinished episodes a dead node took part in back to the deck (bounded retries);

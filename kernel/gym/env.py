@@ -381,15 +381,27 @@ class _Graph:
         return self.call(self._step(actions), self.timeout)
 
     def metrics(self) -> dict[str, Any]:
+        """The ended episode's metrics as the kernel recorded them ({} if it has not ended within the timeout)."""
         episode = self.episode or ""
+        book = self.kernel.book
 
         async def wait() -> dict[str, Any]:
-            for _ in range(int(self.timeout * 20)):
-                record = self.kernel.book.records.get(episode)
-                if record is not None and record.get("metrics") is not None and record.get("status"):
-                    return dict(record["metrics"])
-                await asyncio.sleep(0.05)
-            return {}
+            record = book.records.get(episode)
+            if record is None:  # the end is on its way (the judge or the env's done): hear it, not poll for it
+                ended: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+
+                def seen(rec: dict[str, Any]) -> None:
+                    if rec["episode_id"] == episode and not ended.done():
+                        ended.set_result(rec)
+
+                book.on_record.append(seen)
+                try:
+                    record = await asyncio.wait_for(ended, self.timeout)
+                except asyncio.TimeoutError:
+                    return {}
+                finally:
+                    book.on_record.remove(seen)
+            return dict(record.get("metrics") or {})
 
         return self.call(wait(), self.timeout + 5)
 
