@@ -150,6 +150,15 @@ def visible_clause(user: str | None, alias: str = "p") -> tuple[str, list[Any]]:
             f"g.group_path = {alias}.namespace AND g.username = ?))", [user, user])
 
 
+def listing_scope(ctx: Ctx, project: sqlite3.Row | None, alias: str) -> tuple[list[str], list[Any]]:
+    """The WHERE parts (and arguments) of an issue or merge-request listing: one project's rows, or,
+    on a dashboard (``project`` None), those of every project the reader may see."""
+    if project is not None:
+        return ["1 = 1", f"{alias}.project_id = ?"], [project["id"]]
+    visible, args = visible_clause(ctx.user)
+    return ["1 = 1", visible], list(args)
+
+
 def project_row(ctx: Ctx, ns: str | None = None, path: str | None = None) -> sqlite3.Row:
     """The project of the URL (``{ns}/{project}``), or a 404 when it does not exist or is hidden from
     the reader (GitLab answers 404 for private projects too, so their names do not leak)."""

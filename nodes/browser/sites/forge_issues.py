@@ -18,6 +18,7 @@ from nodes.browser.sites.forge_common import (
     choice,
     day,
     find_user,
+    listing_scope,
     may_triage,
     project_role,
     project_row,
@@ -25,7 +26,6 @@ from nodes.browser.sites.forge_common import (
     stamp,
     text,
     tick,
-    visible_clause,
 )
 from nodes.browser.sites.forge_data import (
     REPORTER,
@@ -49,14 +49,7 @@ class IssuePages:
     # ---- issues -----------------------------------------------------------------------------------------
     def issue_list(self: Forge, ctx: Ctx, p: sqlite3.Row | None) -> Response:
         """The issues of one project, or (``p`` None) of every project the reader may see: the dashboard."""
-        where, args = ["1 = 1"], []
-        if p is not None:
-            where.append("i.project_id = ?")
-            args.append(p["id"])
-        else:
-            visible, vargs = visible_clause(ctx.user)
-            where.append(visible)
-            args += vargs
+        where, args = listing_scope(ctx, p, "i")
         filters: list[str] = []
         assignee = query_text(ctx, "assignee_username", 100)
         if p is None and not assignee and not query_text(ctx, "author_username", 100) and ctx.user \

@@ -16,6 +16,7 @@ from nodes.browser.sites.forge_common import (
     TEXT_MAX,
     TITLE_MAX,
     choice,
+    listing_scope,
     may_triage,
     need_role,
     project_role,
@@ -24,7 +25,6 @@ from nodes.browser.sites.forge_common import (
     stamp,
     text,
     tick,
-    visible_clause,
 )
 from nodes.browser.sites.forge_data import (
     DEVELOPER,
@@ -46,14 +46,7 @@ class MergeRequestPages:
 
     # ---- merge requests ---------------------------------------------------------------------------------
     def mr_list(self: Forge, ctx: Ctx, p: sqlite3.Row | None) -> Response:
-        where, args = ["1 = 1"], []
-        if p is not None:
-            where.append("r.project_id = ?")
-            args.append(p["id"])
-        else:
-            visible, vargs = visible_clause(ctx.user)
-            where.append(visible)
-            args += vargs
+        where, args = listing_scope(ctx, p, "r")
         filters: list[str] = []
         extra: dict[str, str] = {}
         people = {key: query_text(ctx, key, 100) for key in ("assignee_username", "reviewer_username", "author_username")}
