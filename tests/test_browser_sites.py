@@ -305,7 +305,8 @@ def test_homepage_lists_sites_and_accounts(classifieds, forum):
         assert f'href="{classifieds.url}"' in page and f'href="{forum.url}"' in page
         accounts = web.get("/password.html").text
         for username, password in (("blake.sullivan@gmail.com", "Password.123"), ("emma.lopez@gmail.com",
-                                   "Password.123"), ("MarvelsGrantMan136", "test1234")):
+                                   "Password.123"), ("MarvelsGrantMan136", "test1234"), ("byteblaze", "hello1234"),
+                                   ("admin", "admin1234")):
             assert f'<td class="username">{username}</td>' in accounts and password in accounts
         # the listed accounts really log in
         assert Browser(forum.url).post("/login_check", _username="MarvelsGrantMan136", _password="test1234").status == 200

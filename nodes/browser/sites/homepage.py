@@ -9,13 +9,18 @@ import sqlite3
 from starlette.responses import Response
 
 from nodes.browser.sites.classifieds import Classifieds
+from nodes.browser.sites.forge import Forge
 from nodes.browser.sites.forum import Forum
 from nodes.browser.sites.framework import Ctx, Handler, Site, layout
 from nodes.browser.sites.shopping import Shopping
+from nodes.browser.sites.shopping_data import ADMIN_PASSWORD, ADMIN_USER
 
 DESCRIPTIONS = {"classifieds": "Classifieds: buy and sell second-hand items", "shopping": "One Stop Market: an online store",
-                "forum": "Postmill: a forum of communities", "wiki": "Wikipedia: an offline encyclopedia"}
-ACCOUNT_SITES = {"classifieds": Classifieds, "shopping": Shopping, "forum": Forum}
+                "forum": "Postmill: a forum of communities", "wiki": "Wikipedia: an offline encyclopedia",
+                "forge": "GitLab: a code forge", "shopping_admin": "One Stop Market's admin panel"}
+ACCOUNT_SITES = {"classifieds": Classifieds, "shopping": Shopping, "forum": Forum, "forge": Forge}
+#: back offices whose account is not a customer's (WebArena's password page lists the shop admin too)
+OTHER_ACCOUNTS = (("shopping_admin", ADMIN_USER, ADMIN_PASSWORD),)
 
 TEMPLATES = {
     "layout.html": layout("Homepage", ' <a href="/password.html">Accounts</a>'),
@@ -47,5 +52,5 @@ class Homepage(Site):
 
     def passwords(self, ctx: Ctx) -> Response:
         rows = [(site, username, password) for site, cls in ACCOUNT_SITES.items()
-                for username, _, password, _ in cls.accounts]
+                for username, _, password, _ in cls.accounts] + list(OTHER_ACCOUNTS)
         return ctx.render("password.html", accounts=rows)
