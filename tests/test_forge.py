@@ -396,12 +396,19 @@ def _perturb(task: dict[str, Any]) -> dict[str, Any]:
     return {**task, "gold_actions": gold}
 
 
-def test_forge_gold_scores_one_and_perturbed_gold_zero(tmp_path: Path) -> None:
+# one launch run each (a whole graph with Chromium): on one core under a full suite that is 1-2 minutes
+@pytest.mark.timeout(300)
+def test_forge_gold_scores_one(tmp_path: Path) -> None:
     subset = _subset()
     gold = run_tasks(GOLD, tmp_path, subset, "gold", timeout=240)
     for task, m in zip(subset, gold):
         assert m["status"] == "completed" and m["success"] == 1.0 and m["failed_checks"] == [], (task["task_id"], m)
         assert m["steps"] == len(task["gold_actions"]), (task["task_id"], m)
+
+
+@pytest.mark.timeout(300)
+def test_forge_perturbed_gold_scores_zero(tmp_path: Path) -> None:
+    subset = _subset()
     wrong = run_tasks(GOLD, tmp_path, [_perturb(t) for t in subset], "perturbed", timeout=240)
     for task, m in zip(subset, wrong):
         assert m["status"] == "completed" and m["success"] == 0.0 and m["failed_checks"], (task["task_id"], m)

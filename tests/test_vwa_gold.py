@@ -116,6 +116,7 @@ def _run(tmp_path: Path, tasks: list[dict[str, Any]], name: str) -> list[dict[st
     return run_tasks(GOLD, tmp_path, tasks, name)
 
 
+@pytest.mark.timeout(300)  # a whole graph with Chromium: 1-2 minutes on one core under a full suite
 def test_gold_sequences_score_one(tmp_path: Path) -> None:
     subset = _subset()
     gold = _run(tmp_path, subset, "gold")
@@ -124,6 +125,7 @@ def test_gold_sequences_score_one(tmp_path: Path) -> None:
         assert m["steps"] == len(task["gold_actions"]), (task["task_id"], m)
 
 
+@pytest.mark.timeout(300)  # a whole graph with Chromium: 1-2 minutes on one core under a full suite
 def test_perturbed_sequences_score_zero(tmp_path: Path) -> None:
     subset = _subset()
     wrong = _run(tmp_path, [_perturb(t) for t in subset], "perturbed")
