@@ -57,23 +57,22 @@ def login_state(site: type[Site], seed: int, base_url: str, username: str | None
     ``for_site`` (``login_accounts``, e.g. the admin of a shop's admin panel), else its first account.
     ValueError names the accounts."""
     if for_site in site.other_sessions:  # a back office with a cookie of its own (the shop's admin panel)
-        cookie_name, purpose, account = site.other_sessions[for_site]
-        host = urlsplit(base_url).hostname or "127.0.0.1"
-        return {"cookies": [{"name": cookie_name, "value": session_cookie_value(site.name, seed, username or account,
-                                                                                   purpose),
-                             "domain": host, "path": "/", "expires": -1, "httpOnly": True, "secure": False,
-                             "sameSite": "Lax"}], "origins": []}
-    known = [account[0] for account in site.accounts]
-    if not known:
-        raise ValueError(f"site {site.name} has no accounts to log in with")
-    if username is None:
-        username = site.login_accounts.get(for_site or "", known[0])
-    if username not in known:
-        raise ValueError(f"site {site.name} has no account {username!r} (accounts: {', '.join(known)})")
-    host = urlsplit(base_url).hostname or "127.0.0.1"
-    cookie = {"name": session_cookie_name(site.name), "value": session_cookie_value(site.name, seed, username),
-              "domain": host, "path": "/", "expires": -1, "httpOnly": True, "secure": False, "sameSite": "Lax"}
+        name, purpose, account = site.other_sessions[for_site]
+        username = username or account
+    else:
+        name, purpose = session_cookie_name(site.name), ""
+        known = [account[0] for account in site.accounts]
+        if not known:
+            raise ValueError(f"site {site.name} has no accounts to log in with")
+        if username is None:
+            username = site.login_accounts.get(for_site or "", known[0])
+        if username not in known:
+            raise ValueError(f"site {site.name} has no account {username!r} (accounts: {', '.join(known)})")
+    cookie = {"name": name, "value": session_cookie_value(site.name, seed, username, purpose),
+              "domain": urlsplit(base_url).hostname or "127.0.0.1", "path": "/", "expires": -1, "httpOnly": True,
+              "secure": False, "sameSite": "Lax"}
     return {"cookies": [cookie], "origins": []}
+
 
 IMAGES_SCHEMA = """
 CREATE TABLE images (id INTEGER PRIMARY KEY, owner TEXT NOT NULL, kind TEXT NOT NULL, colour TEXT NOT NULL,
