@@ -34,19 +34,20 @@ SIZES: dict[str, tuple[float, float, float]] = {
     "barrow": (1.3, 0.6, 0.6), "bicycle": (1.7, 0.5, 1.0), "beer_barrel": (0.45, 0.45, 0.6),
     "compost_bin": (0.5, 0.5, 0.7), "recycling_bin": (0.45, 0.4, 0.65), "ashcan": (0.4, 0.4, 0.6),
     "bucket": (0.3, 0.3, 0.3), "carton": (0.45, 0.35, 0.3), "box": (0.4, 0.3, 0.3),
-    "sack": (0.4, 0.3, 0.45), "backpack": (0.35, 0.25, 0.45), "wicker_basket": (0.4, 0.3, 0.25),
+    "sack": (0.25, 0.18, 0.2), "backpack": (0.4, 0.3, 0.5), "wicker_basket": (0.4, 0.3, 0.25),
     "tray": (0.45, 0.35, 0.03), "cookie_sheet": (0.45, 0.32, 0.02), "chopping_board": (0.4, 0.28, 0.02),
     "pizza_box": (0.4, 0.4, 0.05), "plate": (0.25, 0.25, 0.03), "bowl": (0.18, 0.18, 0.08),
-    "tupperware": (0.2, 0.15, 0.09), "frying_pan": (0.45, 0.28, 0.06), "caldron": (0.4, 0.4, 0.35),
+    "tupperware": (0.25, 0.18, 0.1), "frying_pan": (0.45, 0.28, 0.06), "caldron": (0.4, 0.4, 0.35),
     "magazine_rack": (0.4, 0.25, 0.45), "camera_tripod": (0.3, 0.3, 1.2), "air_conditioner": (0.5, 0.4, 0.4),
     "ski": (1.6, 0.1, 0.05), "hockey_stick": (1.4, 0.1, 0.05), "tennis_racket": (0.7, 0.28, 0.04),
     "shovel": (1.1, 0.25, 0.1), "rake": (1.4, 0.4, 0.05), "broom": (1.3, 0.25, 0.08),
     "saw": (0.6, 0.15, 0.04), "hammer": (0.32, 0.12, 0.04), "book": (0.22, 0.16, 0.04),
-    "brisket": (0.3, 0.18, 0.08), "lasagna": (0.3, 0.22, 0.08), "pumpkin": (0.3, 0.3, 0.25),
-    "butternut_squash": (0.12, 0.12, 0.28), "hamburger": (0.12, 0.12, 0.07), "money": (0.15, 0.07, 0.01),
+    "brisket": (0.3, 0.18, 0.08), "lasagna": (0.15, 0.1, 0.06), "carton__of__milk": (0.1, 0.1, 0.25), "pumpkin": (0.3, 0.3, 0.25),
+    "butternut_squash": (0.12, 0.12, 0.28), "hamburger": (0.12, 0.12, 0.07), "money": (0.15, 0.07, 0.01), "kabob": (0.25, 0.04, 0.04), "candle": (0.07, 0.07, 0.12),
+    "bottle": (0.08, 0.08, 0.28), "can": (0.07, 0.07, 0.12), "egg": (0.05, 0.05, 0.06),
     "legal_document": (0.22, 0.3, 0.01), "post-it": (0.08, 0.08, 0.01),
 }
-ITEM_SIZE = (0.12, 0.12, 0.12)
+ITEM_SIZE = (0.1, 0.1, 0.08)
 FURNITURE_SIZE = (1.0, 0.6, 0.9)
 NARROW_WORDS = ("bottle", "can", "mug", "glass", "jar", "cup")  # fillable with liquid, not with things
 CONTAINER_WORDS = ("shelf", "bookcase", "cart", "rack", "bin", "box", "sack", "basket", "backpack", "barrow")

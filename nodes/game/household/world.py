@@ -227,8 +227,22 @@ def _place_items(hh: Household, relations, room_for, agent_room: str, rng: rando
                 things[a].nextto.add(b)
 
 
+def _front(hh: Household, surface: Thing, rng: random.Random) -> tuple[float, float] | None:
+    """For a deep surface (a bed), a seeded point along its edge facing the room's middle, so what
+    the init lays on it stays within the robot's reach from the floor beside it."""
+    b = surface.box
+    if is_floor(surface) or min(b.w, b.d) <= 0.9 or b.h <= 0.05:
+        return None
+    r = hh.rooms[surface.room]
+    cx, cy = (r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2
+    edges = [(b.x + rng.uniform(-0.4, 0.4) * b.w, b.y + b.d / 2), (b.x + rng.uniform(-0.4, 0.4) * b.w, b.y - b.d / 2),
+             (b.x + b.w / 2, b.y + rng.uniform(-0.4, 0.4) * b.d), (b.x - b.w / 2, b.y + rng.uniform(-0.4, 0.4) * b.d)]
+    return min(edges, key=lambda p: (p[0] - cx) ** 2 + (p[1] - cy) ** 2)
+
+
 def _put(hh: Household, t: Thing, relation: str, target: Thing, rng: random.Random) -> None:
-    ok = {"ontop": lambda: place_on(hh, t, target, rng=rng), "inside": lambda: place_inside(hh, t, target, rng),
+    front = _front(hh, target, rng) if relation == "ontop" else None
+    ok = {"ontop": lambda: place_on(hh, t, target, near=front, rng=rng), "inside": lambda: place_inside(hh, t, target, rng),
           "under": lambda: place_under(hh, t, target), "nextto": lambda: place_next_to(hh, t, target)}[relation]()
     if not ok:  # the init asks for more than fits: set it there anyway, on the support's middle
         z = target.box.top if relation == "ontop" and not is_floor(target) else target.box.z
