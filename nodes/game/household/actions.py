@@ -300,9 +300,11 @@ def approach(hh: Household, t: Thing) -> tuple[float, float, int]:
         x, y = _entry(hh, t.room)
         return x, y, hh.agent.heading
     root = t
-    while root.relation is not None and root.relation[0] in ("ontop", "inside") \
-            and not is_floor(hh.things[root.relation[1]]):
-        root = hh.things[root.relation[1]]
+    while root.relation is not None and root.relation[0] in ("ontop", "inside"):
+        up = hh.things[root.relation[1]]
+        if is_floor(up) or up.box.h <= 0.05:  # flat ground (a lawn) is stood on, not walked around
+            break
+        root = up
     ignore = tuple(u.name for u in [root, *carried_with(hh, root.name)])
     b, c = root.box, t.box
     best = None
@@ -316,6 +318,14 @@ def approach(hh: Household, t: Thing) -> tuple[float, float, int]:
                     best = (key, x, y)
         if best is not None and best[0][0] <= REACH - 0.1:
             break
+    if best is None or best[0][0] > REACH - 0.1:  # search the floor around it for any clear spot
+        for i in range(-5, 6):
+            for j in range(-5, 6):
+                x, y = c.x + i * 0.2, c.y + j * 0.2
+                if _clear(hh, t.room, x, y, ignore):
+                    key = (round(planar_distance(x, y, c), 3), 0.0)
+                    if key[0] > 0.2 and (best is None or key < best[0]):
+                        best = (key, x, y)
     if best is None:
         x = min(max(c.x, r.x0 + 0.3), r.x1 - 0.3)
         y = min(max(c.y, r.y0 + 0.3), r.y1 - 0.3)

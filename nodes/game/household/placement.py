@@ -196,14 +196,10 @@ def place_next_to(hh: Household, t: Thing, target: Thing) -> bool:
     z = support.box.z if on_floor else support.box.top
     others = obstacles_on_floor(hh, target.room) if on_floor else resting_on(hh, support.name, ("ontop",))
     room = hh.rooms[target.room]
-    b = target.box
-    sides = [(b.x + (b.w + t.box.w) / 2 + GAP, b.y), (b.x - (b.w + t.box.w) / 2 - GAP, b.y),
-             (b.x, b.y + (b.d + t.box.d) / 2 + GAP), (b.x, b.y - (b.d + t.box.d) / 2 - GAP)]
-    for x, y in sides:
-        spot = Box(round(x, 3), round(y, 3), z, t.box.w, t.box.d, t.box.h)
+    for x, y, w, d in _beside(target.box, t.box.w, t.box.d):
+        spot = Box(round(x, 3), round(y, 3), z, w, d, t.box.h)
         if on_floor:
-            inside_room = (room.x0 + spot.w / 2 <= x <= room.x1 - spot.w / 2
-                           and room.y0 + spot.d / 2 <= y <= room.y1 - spot.d / 2)
+            inside_room = room.x0 + w / 2 <= x <= room.x1 - w / 2 and room.y0 + d / 2 <= y <= room.y1 - d / 2
         else:
             inside_room = abs(x - support.box.x) <= support.box.w / 2 and abs(y - support.box.y) <= support.box.d / 2
         if inside_room and _fits(hh, t, spot, [o for o in others if o.name != target.name]):
@@ -211,6 +207,18 @@ def place_next_to(hh: Household, t: Thing, target: Thing) -> bool:
             t.nextto.add(target.name)
             return True
     return False
+
+
+def _beside(b: Box, w0: float, d0: float) -> list[tuple[float, float, float, float]]:
+    """Spots touching ``b`` on each side: the middle first, then slid along the side, then turned."""
+    out = []
+    for w, d in ((w0, d0), (d0, w0)):
+        for slide in (0.0, 0.15, -0.15, 0.3, -0.3, 0.45, -0.45, 0.6, -0.6):
+            if abs(slide) <= (b.d + d) / 2 - 0.05:
+                out += [(b.x + (b.w + w) / 2 + GAP, b.y + slide, w, d), (b.x - (b.w + w) / 2 - GAP, b.y + slide, w, d)]
+            if abs(slide) <= (b.w + w) / 2 - 0.05:
+                out += [(b.x + slide, b.y + (b.d + d) / 2 + GAP, w, d), (b.x + slide, b.y - (b.d + d) / 2 - GAP, w, d)]
+    return out
 
 
 def _settle(hh: Household, t: Thing, relation: tuple, spot: Box, room: str) -> None:

@@ -228,11 +228,13 @@ def _place_items(hh: Household, relations, room_for, agent_room: str, rng: rando
 
 
 def _front(hh: Household, surface: Thing, rng: random.Random) -> tuple[float, float] | None:
-    """For a deep surface (a bed), a seeded point along its edge facing the room's middle, so what
-    the init lays on it stays within the robot's reach from the floor beside it."""
+    """Where the init gathers what it lays on a surface: a seeded point, which for a deep surface (a
+    bed) lies on its edge facing the room's middle so the robot can reach it from the floor."""
     b = surface.box
-    if is_floor(surface) or min(b.w, b.d) <= 0.9 or b.h <= 0.05:
+    if is_floor(surface) or b.h <= 0.05:
         return None
+    if min(b.w, b.d) <= 0.9:  # shallow: anywhere along it; things cluster there, leaving room
+        return b.x + rng.uniform(-0.5, 0.5) * b.w, b.y + rng.uniform(-0.5, 0.5) * b.d
     r = hh.rooms[surface.room]
     cx, cy = (r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2
     edges = [(b.x + rng.uniform(-0.4, 0.4) * b.w, b.y + b.d / 2), (b.x + rng.uniform(-0.4, 0.4) * b.w, b.y - b.d / 2),
