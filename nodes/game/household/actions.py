@@ -182,6 +182,8 @@ def _put(hh: Household, call: ActionCall, t: Thing, target: Thing, ok) -> Action
             return _fail(call, f"{target.label} is full; {t.label} does not fit.")
         return ok(f"{t.label} is now inside {target.label}.")
     if f == "put_on_top":
+        if not is_floor(target) and (min(target.box.w, target.box.d) < 0.2 and target.box.h > 1.0):
+            return _fail(call, f"{target.label} has no top wide enough to hold anything.")
         near = (hh.agent.x, hh.agent.y) if is_floor(target) else None
         if not place_on(hh, t, target, near=near):
             return _fail(call, f"There is no free space on {target.label} for {t.label}.")

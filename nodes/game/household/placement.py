@@ -99,8 +99,11 @@ def _fits(hh: Household, t: Thing, spot: Box, others: list[Thing]) -> bool:
 
 
 def _grid(cx: float, cy: float, w: float, d: float, step: float) -> list[tuple[float, float]]:
-    nx, ny = max(0, int((w / 2) / step)), max(0, int((d / 2) / step))
-    return [(cx + i * step, cy + j * step) for i in range(-nx, nx + 1) for j in range(-ny, ny + 1)]
+    """Centres over a w x d span, its edges included (so things can pack against them)."""
+    nx, ny = max(0, math.ceil(w / step)), max(0, math.ceil(d / step))
+    xs = [cx - w / 2 + i * w / nx for i in range(nx + 1)] if nx else [cx]
+    ys = [cy - d / 2 + j * d / ny for j in range(ny + 1)] if ny else [cy]
+    return [(round(x, 3), round(y, 3)) for x in xs for y in ys]
 
 
 def obstacles_on_floor(hh: Household, room: str) -> list[Thing]:
@@ -112,9 +115,17 @@ def obstacles_on_floor(hh: Household, room: str) -> list[Thing]:
 
 
 def place_on(hh: Household, t: Thing, surface: Thing, near: tuple[float, float] | None = None,
-             rng: random.Random | None = None) -> bool:
-    """Set ``t`` on ``surface`` at a free spot (nearest ``near``, else seeded); False when full."""
-    w, d = t.box.w, t.box.d
+             rng: random.Random | None = None, pad: float = 0.0) -> bool:
+    """Set ``t`` on ``surface`` at a free spot (nearest ``near``, else seeded); False when full.
+    ``pad`` keeps that much space around it (the init spaces things out so hands fit between)."""
+    for w, d in ((t.box.w, t.box.d), (t.box.d, t.box.w)):  # as it is, then turned a quarter
+        if _place_on(hh, t, surface, w, d, near, rng, pad):
+            return True
+    return False
+
+
+def _place_on(hh: Household, t: Thing, surface: Thing, w: float, d: float, near: tuple[float, float] | None,
+              rng: random.Random | None, pad: float) -> bool:
     if is_floor(surface):
         room = hh.rooms[surface.room]
         others = obstacles_on_floor(hh, surface.room)
@@ -133,7 +144,7 @@ def place_on(hh: Household, t: Thing, surface: Thing, near: tuple[float, float] 
     z = surface.box.z if is_floor(surface) else surface.box.top
     for x, y in spots:
         spot = Box(x, y, z, w, d, t.box.h)
-        if _fits(hh, t, spot, others):
+        if _fits(hh, t, replace(spot, w=w + pad, d=d + pad), others):
             _settle(hh, t, ("ontop", surface.name), spot, surface.room)
             return True
     return False
@@ -213,7 +224,7 @@ def _beside(b: Box, w0: float, d0: float) -> list[tuple[float, float, float, flo
     """Spots touching ``b`` on each side: the middle first, then slid along the side, then turned."""
     out = []
     for w, d in ((w0, d0), (d0, w0)):
-        for slide in (0.0, 0.15, -0.15, 0.3, -0.3, 0.45, -0.45, 0.6, -0.6):
+        for slide in (0.0, 0.15, -0.15, 0.3, -0.3, 0.45, -0.45, 0.6, -0.6, 0.8, -0.8, 1.0, -1.0):
             if abs(slide) <= (b.d + d) / 2 - 0.05:
                 out += [(b.x + (b.w + w) / 2 + GAP, b.y + slide, w, d), (b.x - (b.w + w) / 2 - GAP, b.y + slide, w, d)]
             if abs(slide) <= (b.w + w) / 2 - 0.05:

@@ -43,6 +43,7 @@ class Solver:
         self.check = checker(problem)
         self.skipped: set[str] = set()
         self.intent: list | None = None  # the subgoal the held thing was picked up for
+        self.retries = 0  # times the skipped subgoals were tried again once the rest were met
         self.literals = self._order(self._pick_option())
 
     # ----- planning --------------------------------------------------------------------------
@@ -132,8 +133,12 @@ class Solver:
         if goal(hh, self.problem).success:
             return "done()"
         holding = hh.agent.holding
-        pending = [lit for lit in self.literals if activities.sexpr(lit) not in self.skipped
-                   and not self.check.holds(hh, lit) and self._cost(lit) < INFEASIBLE]
+        pending = self._pending()
+        if not pending and self.skipped and self.retries < 2:  # what was blocked may be free now
+            self.retries += 1
+            self.skipped.clear()
+            self.literals = self._order(self._pick_option())
+            pending = self._pending()
         if holding is not None:
             mine = next((lit for lit in pending if lit[0] != "not" and len(lit) == 3
                          and lit[1].lstrip("?") == holding), None)
@@ -147,6 +152,10 @@ class Solver:
             if action:
                 return action
         return "done()"
+
+    def _pending(self) -> list[list]:
+        return [lit for lit in self.literals if activities.sexpr(lit) not in self.skipped
+                and not self.check.holds(self.hh, lit) and self._cost(lit) < INFEASIBLE]
 
     def _state(self, lit: list) -> str:
         positive = lit[0] != "not"

@@ -244,7 +244,7 @@ def _front(hh: Household, surface: Thing, rng: random.Random) -> tuple[float, fl
 
 def _put(hh: Household, t: Thing, relation: str, target: Thing, rng: random.Random) -> None:
     front = _front(hh, target, rng) if relation == "ontop" else None
-    ok = {"ontop": lambda: place_on(hh, t, target, near=front, rng=rng), "inside": lambda: place_inside(hh, t, target, rng),
+    ok = {"ontop": lambda: place_on(hh, t, target, near=front, rng=rng, pad=0.1), "inside": lambda: place_inside(hh, t, target, rng),
           "under": lambda: place_under(hh, t, target), "nextto": lambda: place_next_to(hh, t, target)}[relation]()
     if not ok:  # the init asks for more than fits: set it there anyway, on the support's middle
         z = target.box.top if relation == "ontop" and not is_floor(target) else target.box.z
