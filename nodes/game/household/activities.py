@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import difflib
 import os
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -130,10 +131,16 @@ def _load(activity: str) -> Problem:
     return problem
 
 
+HEADER = re.compile(r"^\((define|:[\w-]+|and|or|not|imply|forall|exists|forn|forpairs|fornpairs)\b[^()]*"
+                    r"(\([^()]*\))?[^()]*$")
+
+
 def _check_parentheses(path: Path, text: str) -> None:
-    depth, opened = 0, []
-    for lineno, line in enumerate(text.splitlines(), 1):
-        line = line.split(";", 1)[0]
+    """bddl's tokenizer only says a parenthesis is missing; find the line that most likely lacks it."""
+    opened: list[int] = []
+    unbalanced: list[tuple[int, str]] = []
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.split(";", 1)[0]
         for ch in line:
             if ch == "(":
                 opened.append(lineno)
@@ -141,10 +148,13 @@ def _check_parentheses(path: Path, text: str) -> None:
                 if not opened:
                     raise ActivityError(f"{path}:{lineno}: a ')' closes nothing: {line.strip()!r}")
                 opened.pop()
-        depth = len(opened)
-    if depth:
-        raise ActivityError(f"{path}:{opened[-1]}: a '(' opened here is never closed "
-                            f"({depth} unclosed in all)")
+        if line.count("(") != line.count(")"):
+            unbalanced.append((lineno, line.strip()))
+    if opened:
+        suspects = [(n, s) for n, s in unbalanced if not HEADER.match(s)] or unbalanced
+        n, line = suspects[0]
+        raise ActivityError(f"{path}:{n}: a '(' is never closed, most likely in {line!r} "
+                            f"({len(opened)} unclosed in all)")
 
 
 def _check_form(path: Path, form: Any, names: set[str], bound: set[str], goal: bool) -> None:

@@ -161,6 +161,13 @@ class GoalChecker:
                           satisfied=[self.texts[i] for i in result["satisfied"]],
                           unsatisfied=[self.texts[i] for i in result["unsatisfied"]])
 
+    def success(self, hh: Household) -> bool:
+        """Only whether the whole goal holds (cheaper than ``status``: no ground options)."""
+        from bddl.activity import evaluate_goal_conditions
+
+        self.backend.hh = hh
+        return bool(evaluate_goal_conditions(self.conditions)[0])
+
     def option_literals(self, index: int) -> list[list]:
         """One ground option's literals as parsed lists (``["not", ["open", "door.n.01_1"]]``)."""
         return [head.body for head in self.options[index]]

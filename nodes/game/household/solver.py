@@ -17,7 +17,7 @@ from dataclasses import replace
 from . import activities, world
 from .actions import REACH, apply
 from .activities import Problem
-from .backend import checker, goal
+from .backend import checker
 from .model import CAMERA_HEIGHTS, HEADINGS, Household, Thing
 from .placement import FILL, carried_with, is_floor, planar_distance, resting_on, shut_in, volume
 from .visibility import visible
@@ -130,7 +130,7 @@ class Solver:
     # ----- acting ----------------------------------------------------------------------------
     def next_action(self) -> str:
         hh = self.hh
-        if goal(hh, self.problem).success:
+        if self.check.success(hh):
             return "done()"
         holding = hh.agent.holding
         pending = self._pending()
@@ -267,13 +267,14 @@ def solve(activity: str, scene: str, seed: int = 0, max_steps: int = 100) -> tup
     problem = activities.load(activity)
     hh = world.build(problem, scene, seed)
     solver = Solver(hh, problem)
+    check = checker(problem)
     taken: list[str] = []
-    if goal(hh, problem).success:
-        return True, 0, taken
-    for _ in range(max_steps):
+    success = check.success(hh)
+    while not success and len(taken) < max_steps:
         action = solver.next_action()
         taken.append(action)
         result = apply(hh, action)
-        if result.done or goal(hh, problem).success:
+        success = check.success(hh)
+        if result.done:
             break
-    return goal(hh, problem).success, len(taken), taken
+    return success, len(taken), taken
