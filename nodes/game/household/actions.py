@@ -171,31 +171,32 @@ def _put(hh: Household, call: ActionCall, t: Thing, target: Thing, ok) -> Action
         return _fail(call, f"{t.label} is not in the hand; grasp it first.")
     if target.name == t.name or target in carried_with(hh, t.name):
         return _fail(call, f"{t.label} cannot be put {f[4:].replace('_', ' ')} itself or what it carries.")
-    if not _within(hh, target):
-        return _fail(call, f"{target.label} is out of reach; move closer first.")
     if f == "put_inside":
         if not target.container:
             return _fail(call, f"{target.label} cannot hold things inside it.")
         if target.openable and not target.is_open:
             return _fail(call, f"{target.label} is closed; open it first.")
+    if f == "put_on_top" and not is_floor(target) and min(target.box.w, target.box.d) < 0.2 \
+            and target.box.h > 1.0:
+        return _fail(call, f"{target.label} has no top wide enough to hold anything.")
+    if f == "put_under" and (is_floor(target) or target.box.h < 0.3 or target.box.z > 0.05):
+        return _fail(call, f"Nothing can be put under {target.label}.")
+    if f == "put_next_to" and is_floor(target):
+        return _fail(call, f"{target.label} is a floor; use put_on_top to set something on it.")
+    if not _within(hh, target):
+        return _fail(call, f"{target.label} is out of reach; move closer first.")
+    if f == "put_inside":
         if not place_inside(hh, t, target):
             return _fail(call, f"{target.label} is full; {t.label} does not fit.")
         return ok(f"{t.label} is now inside {target.label}.")
     if f == "put_on_top":
-        if not is_floor(target) and (min(target.box.w, target.box.d) < 0.2 and target.box.h > 1.0):
-            return _fail(call, f"{target.label} has no top wide enough to hold anything.")
-        near = (hh.agent.x, hh.agent.y) if is_floor(target) else None
-        if not place_on(hh, t, target, near=near):
+        if not place_on(hh, t, target, near=(hh.agent.x, hh.agent.y)):
             return _fail(call, f"There is no free space on {target.label} for {t.label}.")
         return ok(f"{t.label} is now on {target.label}.")
     if f == "put_under":
-        if is_floor(target) or target.box.h < 0.3 or target.box.z > 0.05:
-            return _fail(call, f"Nothing can be put under {target.label}.")
         if not place_under(hh, t, target):
             return _fail(call, f"There is no free space under {target.label}.")
         return ok(f"{t.label} is now under {target.label}.")
-    if is_floor(target):
-        return _fail(call, f"{target.label} is a floor; use put_on_top to set something on it.")
     if not place_next_to(hh, t, target):
         return _fail(call, f"There is no free space beside {target.label}.")
     return ok(f"{t.label} is now next to {target.label}.")
