@@ -39,7 +39,7 @@ def make() -> Household:
         thing("cup", "cup", "kitchen_0", Box(1, 3.6, 0.78, 0.08, 0.08, 0.1), 6, movable=True,
               relation=("ontop", "tray")),
         thing("table", "table", "kitchen_0", Box(1, 3.6, 0, 1.4, 0.8, 0.75), 7),
-        thing("basket", "wicker_basket", "kitchen_0", Box(2.2, 2.6, 0, 0.2, 0.2, 0.1), 8, movable=True,
+        thing("basket", "wicker_basket", "kitchen_0", Box(2.2, 2.6, 0, 0.15, 0.15, 0.08), 8, movable=True,
               container=True, relation=("ontop", "floor_k")),
         thing("sofa", "sofa", "living_room_0", Box(8, 3.5, 0, 2, 0.9, 0.85), 9),
         thing("lamp", "lamp", "kitchen_0", Box(3.6, 0.35, 0.9, 0.15, 0.15, 0.4), 10, movable=True,
