@@ -155,7 +155,8 @@ def test_the_agent_starts_on_its_floor_facing_heading_zero():
 # ----- visibility on a hand-built household ----------------------------------------------------
 
 def _room_with(*things: Thing, heading: int = 0, camera: int = 1, x: float = 1.0) -> Household:
-    rooms = {"kitchen_0": Room("kitchen_0", "kitchen", 0, 0, 6, 4), "bedroom_0": Room("bedroom_0", "bedroom", 6, 0, 10, 4)}
+    rooms = {"kitchen_0": Room("kitchen_0", "kitchen", 0, 0, 6, 4),
+             "bedroom_0": Room("bedroom_0", "bedroom", 6, 0, 10, 4)}
     all_things = {t.name: t for t in things}
     all_things["floor"] = Thing("floor", "floor", "kitchen_0", Box(3, 2, -0.02, 6, 4, 0.02))
     return Household("t", "s", 0, rooms, all_things, Agent("kitchen_0", x, 2.0, heading, camera))

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import difflib
 import math
+import random
 from dataclasses import dataclass
 
-from .model import CAMERA_HEIGHTS, HEADINGS, Household, Thing
+from .model import CAMERA_HEIGHTS, HEADINGS, Box, Household, Thing
 from .parsing import ActionCall, ParseError, parse
 from .placement import (carried_with, carry, follow_agent, footprint_overlap, is_floor, place_inside,
                         place_next_to, place_on, place_under, planar_distance, shut_in)
-from .model import Box
 from .visibility import fridge_view_ok, observe
 
 REACH = 1.2
@@ -266,8 +266,6 @@ def _within(hh: Household, t: Thing) -> bool:
 
 def _entry(hh: Household, room: str) -> tuple[float, float]:
     """Where ``move_to_room`` lands: a seeded spot near the middle of the room, clear of furniture."""
-    import random
-
     r = hh.rooms[room]
     rng = random.Random(f"{hh.seed}|{room}")
     cx, cy = (r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2

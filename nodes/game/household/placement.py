@@ -141,11 +141,11 @@ def _place_on(hh: Household, t: Thing, surface: Thing, w: float, d: float, near:
         spots.sort(key=lambda p: (round(math.hypot(p[0] - near[0], p[1] - near[1]), 3), p))
     elif rng is not None:
         rng.shuffle(spots)
-    z = surface.box.z if is_floor(surface) else surface.box.top
+    z = surface.box.top
     for x, y in spots:
         spot = Box(x, y, z, w, d, t.box.h)
         if _fits(hh, t, replace(spot, w=w + pad, d=d + pad), others):
-            _settle(hh, t, ("ontop", surface.name), spot, surface.room)
+            settle(hh, t, ("ontop", surface.name), spot, surface.room)
             return True
     return False
 
@@ -160,7 +160,7 @@ def place_inside(hh: Household, t: Thing, container: Thing, rng: random.Random |
     jy = (rng.uniform(-0.25, 0.25) if rng else (((n // 3) % 3) - 1) * 0.25) * max(0.0, container.box.d - t.box.d)
     z = container.box.z + min(0.05, container.box.h / 4)
     spot = Box(container.box.x + jx, container.box.y + jy, z, t.box.w, t.box.d, t.box.h)
-    _settle(hh, t, ("inside", container.name), spot, container.room)
+    settle(hh, t, ("inside", container.name), spot, container.room)
     return True
 
 
@@ -175,7 +175,7 @@ def place_under(hh: Household, t: Thing, furniture: Thing) -> bool:
     for x, y in spots:
         spot = Box(x, y, base, t.box.w, t.box.d, t.box.h)
         if _fits(hh, t, spot, others):
-            _settle(hh, t, ("under", furniture.name), spot, furniture.room)
+            settle(hh, t, ("under", furniture.name), spot, furniture.room)
             return True
     return False
 
@@ -204,7 +204,7 @@ def place_next_to(hh: Household, t: Thing, target: Thing) -> bool:
         t.nextto.add(target.name)
         return True
     on_floor = is_floor(support)
-    z = support.box.z if on_floor else support.box.top
+    z = support.box.top
     others = obstacles_on_floor(hh, target.room) if on_floor else resting_on(hh, support.name, ("ontop",))
     room = hh.rooms[target.room]
     for x, y, w, d in _beside(target.box, t.box.w, t.box.d):
@@ -214,7 +214,7 @@ def place_next_to(hh: Household, t: Thing, target: Thing) -> bool:
         else:
             inside_room = abs(x - support.box.x) <= support.box.w / 2 and abs(y - support.box.y) <= support.box.d / 2
         if inside_room and _fits(hh, t, spot, [o for o in others if o.name != target.name]):
-            _settle(hh, t, ("ontop", support.name), spot, target.room)
+            settle(hh, t, ("ontop", support.name), spot, target.room)
             t.nextto.add(target.name)
             return True
     return False
@@ -232,7 +232,7 @@ def _beside(b: Box, w0: float, d0: float) -> list[tuple[float, float, float, flo
     return out
 
 
-def _settle(hh: Household, t: Thing, relation: tuple, spot: Box, room: str) -> None:
+def settle(hh: Household, t: Thing, relation: tuple, spot: Box, room: str) -> None:
     forget_neighbours(hh, t.name)
     shift(hh, t.name, spot.x, spot.y, spot.z, room)
     t.relation = relation  # type: ignore[assignment]

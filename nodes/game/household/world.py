@@ -22,9 +22,9 @@ from . import activities
 from .activities import Problem
 from .catalog import kind
 from .model import START_CAMERA, Agent, Box, Household, Room, Thing
-from .placement import (floors_of, footprint_overlap, is_floor, place_inside, place_next_to,
-                        place_on, place_under, _settle)
-from .scenes import layout, room_kind
+from .placement import (floors_of, footprint_overlap, ground_level, is_floor, place_inside, place_next_to,
+                        place_on, place_under, settle)
+from .scenes import layout
 from .visibility import fridge_view_visible, observe, visible  # noqa: F401  (re-exported)
 
 WALL_GAP = 0.3
@@ -237,22 +237,28 @@ def _front(hh: Household, surface: Thing, rng: random.Random) -> tuple[float, fl
         return b.x + rng.uniform(-0.5, 0.5) * b.w, b.y + rng.uniform(-0.5, 0.5) * b.d
     r = hh.rooms[surface.room]
     cx, cy = (r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2
-    edges = [(b.x + rng.uniform(-0.4, 0.4) * b.w, b.y + b.d / 2), (b.x + rng.uniform(-0.4, 0.4) * b.w, b.y - b.d / 2),
-             (b.x + b.w / 2, b.y + rng.uniform(-0.4, 0.4) * b.d), (b.x - b.w / 2, b.y + rng.uniform(-0.4, 0.4) * b.d)]
+    along_w, along_d = rng.uniform(-0.4, 0.4) * b.w, rng.uniform(-0.4, 0.4) * b.d
+    edges = [(b.x + along_w, b.y + b.d / 2), (b.x + along_w, b.y - b.d / 2),
+             (b.x + b.w / 2, b.y + along_d), (b.x - b.w / 2, b.y + along_d)]
     return min(edges, key=lambda p: (p[0] - cx) ** 2 + (p[1] - cy) ** 2)
 
 
 def _put(hh: Household, t: Thing, relation: str, target: Thing, rng: random.Random) -> None:
     front = _front(hh, target, rng) if relation == "ontop" else None
-    ok = {"ontop": lambda: place_on(hh, t, target, near=front, rng=rng, pad=0.1), "inside": lambda: place_inside(hh, t, target, rng),
-          "under": lambda: place_under(hh, t, target), "nextto": lambda: place_next_to(hh, t, target)}[relation]()
+    if relation == "ontop":
+        ok = place_on(hh, t, target, near=front, rng=rng, pad=0.1)
+    elif relation == "inside":
+        ok = place_inside(hh, t, target, rng)
+    elif relation == "under":
+        ok = place_under(hh, t, target)
+    else:
+        ok = place_next_to(hh, t, target)
     if not ok:  # the init asks for more than fits: set it there anyway, on the support's middle
-        z = target.box.top if relation == "ontop" and not is_floor(target) else target.box.z
         if relation == "nextto":
-            relation, z = "ontop", target.box.z
-            target = floors_of(hh, target.room)[0]
-        _settle(hh, t, (relation, target.name), Box(target.box.x, target.box.y, max(z, 0.0), t.box.w, t.box.d,
-                                                     t.box.h), target.room)
+            relation, target = "ontop", floors_of(hh, target.room)[0]
+        z = {"ontop": target.box.top, "inside": target.box.z + 0.02}.get(relation, ground_level(hh, target))
+        spot = Box(target.box.x, target.box.y, z, t.box.w, t.box.d, t.box.h)
+        settle(hh, t, (relation, target.name), spot, target.room)
 
 
 def _number(hh: Household, problem: Problem) -> None:
@@ -282,7 +288,3 @@ def _start_agent(hh: Household, rng: random.Random) -> None:
             break
     hh.agent.x, hh.agent.y = round(x, 3), round(y, 3)
     hh.agent.heading, hh.agent.camera = 0, START_CAMERA
-
-
-def room_of_kind(hh: Household, kind_name: str) -> list[str]:
-    return [n for n in hh.rooms if room_kind(n) == kind_name]
