@@ -23,7 +23,7 @@ SIZES: dict[str, tuple[float, float, float]] = {
     "shelf": (1.0, 0.4, 1.6), "oven": (0.75, 0.65, 0.9), "sink": (0.8, 0.55, 0.9),
     "door": (0.9, 0.12, 2.0), "window": (1.2, 0.1, 1.2), "bed": (2.0, 1.6, 0.6),
     "coffee_table": (1.0, 0.6, 0.45), "console_table": (1.2, 0.4, 0.8),
-    "breakfast_table": (1.2, 0.8, 0.75), "table": (1.4, 0.8, 0.75), "checkout": (1.8, 0.7, 0.9),
+    "breakfast_table": (1.2, 0.8, 0.75), "table": (1.6, 0.9, 0.75), "checkout": (1.8, 0.7, 0.9),
     "shopping_cart": (0.9, 0.55, 1.0), "cash_register": (0.45, 0.4, 0.3),
     "lawn": (3.0, 2.5, 0.03), "driveway": (2.8, 2.2, 0.02), "sofa": (2.0, 0.9, 0.85),
     "armchair": (0.85, 0.85, 0.9), "chair": (0.5, 0.5, 0.9), "desk": (1.3, 0.7, 0.75),

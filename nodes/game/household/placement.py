@@ -221,14 +221,18 @@ def place_next_to(hh: Household, t: Thing, target: Thing) -> bool:
 
 
 def _beside(b: Box, w0: float, d0: float) -> list[tuple[float, float, float, float]]:
-    """Spots touching ``b`` on each side: the middle first, then slid along the side, then turned."""
+    """Spots beside ``b`` on each side: touching first, then a hand's width off; the middle of a side
+    first, then slid along it; then the same with the thing turned a quarter."""
     out = []
     for w, d in ((w0, d0), (d0, w0)):
-        for slide in (0.0, 0.15, -0.15, 0.3, -0.3, 0.45, -0.45, 0.6, -0.6, 0.8, -0.8, 1.0, -1.0):
-            if abs(slide) <= (b.d + d) / 2 - 0.05:
-                out += [(b.x + (b.w + w) / 2 + GAP, b.y + slide, w, d), (b.x - (b.w + w) / 2 - GAP, b.y + slide, w, d)]
-            if abs(slide) <= (b.w + w) / 2 - 0.05:
-                out += [(b.x + slide, b.y + (b.d + d) / 2 + GAP, w, d), (b.x + slide, b.y - (b.d + d) / 2 - GAP, w, d)]
+        for gap in (GAP, GAP + 0.1):
+            for slide in (0.0, 0.1, -0.1, 0.2, -0.2, 0.3, -0.3, 0.45, -0.45, 0.6, -0.6, 0.8, -0.8, 1.0, -1.0):
+                if abs(slide) <= (b.d + d) / 2 - 0.05:
+                    out += [(b.x + (b.w + w) / 2 + gap, b.y + slide, w, d),
+                            (b.x - (b.w + w) / 2 - gap, b.y + slide, w, d)]
+                if abs(slide) <= (b.w + w) / 2 - 0.05:
+                    out += [(b.x + slide, b.y + (b.d + d) / 2 + gap, w, d),
+                            (b.x + slide, b.y - (b.d + d) / 2 - gap, w, d)]
     return out
 
 
