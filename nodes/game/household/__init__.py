@@ -1,0 +1,1 @@
+"""VAB-OmniGibson household tasks, rebuilt offline as a symbolic household."""
