@@ -57,10 +57,13 @@ def _fit(x: int, y: int, w: int, h: int, size: tuple[int, int]) -> Rect:
 
 def place(rect: Rect, w: int, h: int, taken: list[Rect], size: tuple[int, int]) -> Rect:
     """The tag's rectangle: above the box's top-left, below its bottom-left, inside its top-left,
-    beside it left or right: the first spot with the least overlap with the tags already placed."""
+    beside it left or right, then stacked further above or below; the first spot that overlaps
+    no tag already placed, else the one that overlaps them least."""
     x0, y0, x1, y1 = rect
     spots = [(x0 - OUTLINE + 1, y0 - h), (x0 - OUTLINE + 1, y1), (x0, y0), (x0 - w, y0), (x1, y0),
              (x1 - w, y0 - h), (x1 - w, y1)]
+    for k in range(1, 6):
+        spots += [(x0, y0 - h * (k + 1)), (x0, y1 + h * k), (x0, y0 + h * k), (x1, y0 + h * k), (x0 - w, y0 + h * k)]
     best: Rect | None = None
     best_cost = -1
     for sx, sy in spots:

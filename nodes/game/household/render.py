@@ -17,8 +17,16 @@ from collections.abc import Collection
 import numpy as np
 from PIL import Image, ImageDraw
 
-from nodes.game.household.camera import Camera, Rect, agent_camera, clip_near, corners, fridge_camera, project, \
-    screen_rect
+from nodes.game.household.camera import (
+    Camera,
+    Rect,
+    agent_camera,
+    clip_near,
+    corners,
+    fridge_camera,
+    project,
+    screen_rect,
+)
 from nodes.game.household.labels import draw_marks
 from nodes.game.household.model import Box, Household, Thing
 from nodes.game.household.scene import background, draw_room, shade
