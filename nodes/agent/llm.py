@@ -199,6 +199,9 @@ class LLMAgent(Node):
                 # than a rendering of them: both go to the model (WebUI, VAB-CSS)
                 self.memory.add(Turn(prompt=prompt, text=str(obs.get("text", "")), frames=frames,
                                      labels=[str(label) for label in labels], keep_text=True))
+            elif obs.get("text_history"):  # the env's words stay meaningful once the picture is gone (VAB embodied)
+                self.memory.add(Turn(prompt=prompt, text=str(obs.get("text", "")), frames=frames, keep_text=True,
+                                     text_history=True))
             else:
                 self.memory.add(Turn(prompt=prompt, text=str(obs.get("text", "")), frames=frames))
         head = self._head(obs, mode)

@@ -19,6 +19,7 @@ from nodes.agent.parsers import reply_fields
 DROPPED = "(this earlier observation is no longer shown)"
 IMAGE_POINTER = "(shown in the image)"
 PICTURE_ABOVE = "(the screenshot above)"  # StepMemory puts each picture before its words, as V-MAGE does
+IMAGE_OMITTED = "Omitted."  # VAB's embodied tasks: an earlier turn keeps its words, the picture is gone
 ALL = -1  # a window that keeps everything
 
 
@@ -33,6 +34,7 @@ class Turn:
     labels: list[str] = field(default_factory=list)  # a text part before each frame (VWA: "(1) current page ...")
     keep_text: bool = False  # show the text rendering beside the frames, not a pointer to them
     info: str | None = None  # what the environment said after this turn's action (the next observation's ``info``)
+    text_history: bool = False  # once its picture is dropped, the turn keeps its text (VAB's feedback lines)
 
 
 def window(value: Any, name: str) -> int:
@@ -76,6 +78,8 @@ class ChatMemory:
 
     def _content(self, turn: Turn, *, show: bool) -> str | list[dict[str, Any]]:
         if not show:
+            if turn.text_history:
+                return turn.prompt.replace("{observation}", f"{turn.text} {IMAGE_OMITTED}" if turn.frames else turn.text)
             return turn.prompt.replace("{observation}", DROPPED)
         if not self.images or not turn.frames:
             return turn.prompt.replace("{observation}", turn.text)

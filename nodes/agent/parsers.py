@@ -148,6 +148,24 @@ def after_regenerate(text: str, actions: Sequence[str]) -> list[str]:
     return whole_reply(text[hits[-1].end():] if hits else text, actions)
 
 
+_VAB_MARK = re.compile(r"^[ \t]*(ACTION|OBSERVATION)[ \t]*:", re.MULTILINE)
+
+
+def vab_embodied(text: str, actions: Sequence[str]) -> list[str]:
+    """VisualAgentBench's embodied tasks: the reply is cut where a model starts a second turn of its
+    own (a second ``ACTION:`` or ``OBSERVATION:`` line, or ``<|end_of_text|>``), and what is left goes to
+    the environment, which carries out the first call after ``ACTION:``. A reply without an
+    ``ACTION:`` line is unusable."""
+    text = text.split("<|end_of_text|>")[0]
+    seen: set[str] = set()
+    for hit in _VAB_MARK.finditer(text):
+        if hit.group(1) in seen:
+            text = text[:hit.start()]
+            break
+        seen.add(hit.group(1))
+    return [text.strip()] if "ACTION" in seen and "ACTION" in text else []
+
+
 PARSERS: dict[str, Parser] = {
     "section_action": section_action,
     "section_list": section_list,
@@ -158,6 +176,7 @@ PARSERS: dict[str, Parser] = {
     "action_line_exact": action_line_exact,  # V-MAGE: "Action: NAME", the name exactly
     "whole_reply": whole_reply,  # WebUI: the reply's code blocks are the page; the environment reads them
     "after_regenerate": after_regenerate,  # WebUI Online: what follows "# Regenerate"
+    "vab_embodied": vab_embodied,  # VAB household: the reply up to a second ACTION/OBSERVATION; the env reads it
 }
 
 
