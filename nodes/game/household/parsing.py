@@ -28,13 +28,16 @@ class ActionCall:
 
 
 def parse(text: str) -> ActionCall:
-    """The first ``func(args)`` in ``text`` (after an ``ACTION:`` marker when there is one)."""
+    """The first ``func(args)`` after the ``ACTION:`` marker, or ``text`` itself when it is one bare call."""
     body = text or ""
     marker = re.search(r"action\s*:", body, flags=re.IGNORECASE)
     if marker:
         body = body[marker.end():]
     body = body.replace("`", " ")
     match = CALL.search(body)
+    if match is not None and not marker and body.strip().rstrip(";.") != match.group(0):
+        # VAB reads a reply with no ACTION line as no action; a bare call on its own is one
+        raise ParseError("No ACTION line was found; end the reply with one call such as ACTION: turn_left().")
     if match is None:
         if not body.strip():
             raise ParseError("No action was given; write one call such as ACTION: turn_left().")

@@ -247,10 +247,3 @@ def _door_marks(draw: ImageDraw.ImageDraw, cam: Camera, b: Box, part: Part) -> N
         if len(bar) >= 3:
             draw.polygon(bar, fill=handle)
 
-
-def visible_things(hh: Household, camera: Camera | None = None) -> list[Thing]:
-    """Named things of the agent's room that are drawn and fall in the frame: a geometric
-    helper for whoever decides visibility (it does not test occlusion)."""
-    cam = camera or agent_camera(hh)
-    return [t for t in hh.labelled() if t.room == hh.agent.room and not hidden(hh, t)
-            and project(hh, t.box, cam) is not None]
