@@ -91,6 +91,7 @@ BENCHES: dict[str, Bench] = {b.name: b for b in [
     Bench("bus", ["--blocks", "4", "--rtt-n", "200", "--frames", "10"], 120),
     Bench("football", ["--frames", "100", "--blocks", "2"], 300, need_gfootball),
     Bench("grid", ["--episodes", "20", "--blocks", "2"], 120),
+    Bench("household", ["--episodes", "10", "--blocks", "1"], 240),
     Bench("gym", ["--steps", "500"], 240),
     Bench("model", ["--concurrency", "4", "--tokens", "16"], 900, need_model_venv),
     Bench("scale", ["--curves", "sokoban", "--replicas", "1", "2", "--episodes-per-replica", "6"], 300),
