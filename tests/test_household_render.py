@@ -199,3 +199,22 @@ def test_boxes_skip_what_is_out_of_view():
     assert COUNTER in found and BOTTLE in found
     hh.agent.heading = 3  # facing the south wall, the counter is behind the agent
     assert COUNTER not in boxes(hh, labelled_names(hh))
+
+
+def test_a_thing_hidden_behind_furniture_gets_no_mark_and_a_half_hidden_one_a_box_round_what_shows():
+    from nodes.game.household.model import Thing
+
+    open_view = kitchen(y=0.4)
+    walled = kitchen(y=0.4)
+    # a tall wardrobe across the west half of the room, between the robot and the bottles
+    walled.things["scenery:wardrobe_0"] = Thing("scenery:wardrobe_0", "wardrobe", "kitchen_0",
+                                                Box(1.2, 3.6, 0.0, 2.4, 0.4, 2.2))
+    bottle = id_color(open_view.things[BOTTLE].id)
+    assert count(frame(open_view, [BOTTLE]), bottle) > 200
+    assert count(frame(walled, [BOTTLE]), bottle) == 0  # the camera would not see it: no box
+    assert BOTTLE in visible(walled)  # what the rules let the agent name is the plan's, not the picture's
+    counter = open_view.things[COUNTER].id
+    whole = boxes(open_view, [COUNTER])[COUNTER]
+    img = np.asarray(frame(walled, [COUNTER]))
+    xs = np.flatnonzero(np.all(img == id_color(counter), axis=-1).any(axis=0))
+    assert xs.size and xs.min() > whole[0] + 20  # its left end is behind the wardrobe: the box starts later

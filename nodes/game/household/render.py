@@ -39,6 +39,8 @@ _FACES: list[tuple[tuple[int, int, int], tuple[int, int, int, int], float]] = [
     ((0, 1, 0), (2, 3, 7, 6), 0.88), ((0, -1, 0), (0, 1, 5, 4), 0.74),
 ]
 _EPS = 1e-6
+MIN_PIXELS = 48  # a thing showing less than this gets no mark (a sliver past a table's edge)
+_STRIDE = 2  # the marks read every second pixel of the owner picture each way
 
 
 def frame(hh: Household, visible: Collection[str]) -> Image.Image:
@@ -93,24 +95,50 @@ def _picture(hh: Household, room_name: str, cam: Camera, visible: Collection[str
     draw = ImageDraw.Draw(img, "RGBA")
     draw_room(draw, hh, room, cam)
     things = drawn(hh, room.name)
+    # beside the picture, which thing each pixel shows (0: none), drawn in the same order: the
+    # marks come from it as VAB's come from the camera's segmentation, so a thing hidden behind
+    # furniture gets no box, and a partly hidden one a box round what shows of it
+    owners = Image.new("I", cam.size, 0)
+    paint = ImageDraw.Draw(owners)
+    index: dict[str, int] = {}
     for part in _painter_order([p for t in things for p in parts(hh, t)], cam):
-        _draw_part(draw, cam, part)
-    draw_marks(draw, _marks(hh, room.name, cam, visible), cam.size)
+        for pts, light, normal in _faces(cam, part):
+            fill = shade(part.color, light)
+            draw.polygon(pts, fill=(*fill, part.alpha), outline=(*shade(part.color, light * 0.6), 255))
+            if part.alpha == 255:  # glass does not hide what is behind it
+                paint.polygon(pts, fill=index.setdefault(part.owner, len(index) + 1))
+            if part.front is not None and normal[:2] == part.front:
+                _door_marks(draw, cam, part.box, part)
+    draw_marks(draw, _marks(hh, room.name, cam, visible, np.asarray(owners), index), cam.size)
     return img
 
 
-def _marks(hh: Household, room: str, cam: Camera, visible: Collection[str]) -> list[tuple[int, str, Rect]]:
-    """Visible named things that are drawn here (in this room, not shut away or in the hand)."""
+def _marks(hh: Household, room: str, cam: Camera, visible: Collection[str], owners: np.ndarray,
+           index: dict[str, int]) -> list[tuple[int, str, Rect]]:
+    """Visible named things that show on the picture (in this room, not shut away or in the hand,
+    at least ``MIN_PIXELS`` of them in sight), each boxed round the pixels that show it. A thing
+    drawn with no solid part (a floor) keeps the box of its outline."""
     out: list[tuple[int, str, Rect]] = []
+    coarse = owners[::_STRIDE, ::_STRIDE]
     for name in sorted(set(visible)):
         thing = hh.things.get(name)
         if thing is None:
             raise KeyError(f"household {hh.activity!r}: visible names {name!r}, which is not a thing of the scene")
         if thing.id is None or thing.room != room or hidden(hh, thing):
             continue
-        rect = project(hh, thing.box, cam)
-        if rect is not None:
-            out.append((thing.id, thing.label, rect))
+        if name not in index:
+            rect = project(hh, thing.box, cam)
+            if rect is not None:
+                out.append((thing.id, thing.label, rect))
+            continue
+        mask = coarse == index[name]
+        if int(mask.sum()) * _STRIDE * _STRIDE < MIN_PIXELS:
+            continue
+        rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+        w, h = cam.size
+        out.append((thing.id, thing.label, (int(cols[0]) * _STRIDE, int(rows[0]) * _STRIDE,
+                                            min(w, (int(cols[-1]) + 1) * _STRIDE),
+                                            min(h, (int(rows[-1]) + 1) * _STRIDE))))
     return sorted(out)
 
 
@@ -198,24 +226,22 @@ def _in_front(a: Box, b: Box, cam: Camera) -> bool | None:
     return None
 
 
-def _draw_part(draw: ImageDraw.ImageDraw, cam: Camera, part: Part) -> None:
+def _faces(cam: Camera, part: Part) -> list[tuple[list[tuple[float, float]], float, tuple[int, int, int]]]:
+    """The faces of a part the camera sees: screen polygon, light, outward axis."""
     b = part.box
     view = [cam.to_view(p) for p in corners(b)]
     lo = (b.x - b.w / 2, b.y - b.d / 2, b.z)
     hi = (b.x + b.w / 2, b.y + b.d / 2, b.top)
     eye = (cam.x, cam.y, cam.z)
+    out = []
     for normal, idx, light in _FACES:
         axis = 0 if normal[0] else 1 if normal[1] else 2
         if not (eye[axis] > hi[axis] if normal[axis] > 0 else eye[axis] < lo[axis]):
             continue
         poly = clip_near([view[k] for k in idx])
-        if len(poly) < 3:
-            continue
-        pts = [cam.to_screen(v) for v in poly]
-        fill = shade(part.color, light)
-        draw.polygon(pts, fill=(*fill, part.alpha), outline=(*shade(part.color, light * 0.6), 255))
-        if part.front is not None and normal[:2] == part.front:
-            _door_marks(draw, cam, b, part)
+        if len(poly) >= 3:
+            out.append(([cam.to_screen(v) for v in poly], light, normal))
+    return out
 
 
 def _door_marks(draw: ImageDraw.ImageDraw, cam: Camera, b: Box, part: Part) -> None:
