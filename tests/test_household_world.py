@@ -106,7 +106,10 @@ def test_a_missing_file_and_a_wrong_domain_are_refused(tmp_path):
 
 
 def test_scenes_list_their_rooms_and_add_missing_room_types():
-    assert "kitchen_0" in scenes.room_names("Rs_int")
+    # BEHAVIOR's own room instances, as bddl ships them
+    assert scenes.room_names("Rs_int") == ["bathroom_0", "bedroom_0", "entryway_0", "kitchen_0", "living_room_0"]
+    assert "staircase_0" in scenes.room_names("Merom_1_int") and len(scenes.scene_names()) == 51
+    assert "sofa" in scenes.furniture("Rs_int", "living_room_0")
     assert scenes.room_names("Rs_int", ["grocery_store"])[-1] == "grocery_store_0"
     assert scenes.room_names("nowhere_int") == list(scenes.DEFAULT_HOUSE)
     hh = world.build("buy_alcohol", "Rs_int", 0)  # a grocery task in a house

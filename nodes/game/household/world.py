@@ -24,7 +24,7 @@ from .catalog import kind
 from .model import START_CAMERA, Agent, Box, Household, Room, Thing
 from .placement import (floors_of, footprint_overlap, ground_level, is_floor, place_inside, place_next_to,
                         place_on, place_under, settle)
-from .scenes import layout
+from .scenes import furniture, layout
 from .visibility import fridge_view_visible, observe, visible  # noqa: F401  (re-exported)
 
 WALL_GAP = 0.3
@@ -36,6 +36,9 @@ SCENERY: dict[str, tuple[str, ...]] = {
     "garage": ("shelf", "washer"), "garden": ("tree", "bench"), "grocery_store": ("pot_plant", "bench"),
     "private_office": ("desk", "chair", "armchair"), "storage_room": ("shelf", "wardrobe"),
 }
+# parts of the building or flat things, not pieces to stand along a wall
+NOT_SCENERY = {"door", "sliding_door", "window", "openable_window", "lawn", "driveway", "floors", "walls", "ceilings",
+               "tile", "plywood", "turf", "carpet", "rug", "picture", "mirror"}
 UNARY_STATES = ("cooked", "frozen", "toggled_on", "hot", "burnt")
 
 
@@ -125,8 +128,14 @@ def _read_init(problem: Problem):
 
 
 def _add_scenery(hh: Household, rng: random.Random) -> None:
+    """One to three unnamed pieces per room, drawn from the furniture BEHAVIOR's scene has in that
+    room (those this project has a size for), else from a room type's usual pieces."""
+    from .catalog import SIZES, size_of
+
     for name, room in hh.rooms.items():
-        options = SCENERY.get(room.kind, ("pot_plant",))
+        known = [c for c in furniture(hh.scene, name) if c not in NOT_SCENERY
+                 and size_of(c, furniture=True) in SIZES.values()]
+        options = tuple(known) or SCENERY.get(room.kind, ("pot_plant",))
         for i, category in enumerate(rng.sample(options, rng.randint(1, min(3, len(options))))):
             w, d, h = kind_size(category)
             hh.things[f"scenery:{category}_{name}_{i}"] = Thing(
