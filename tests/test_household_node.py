@@ -135,6 +135,8 @@ def test_episodes_cycle_through_vabs_181_instances_or_the_named_activities():
 def test_an_unknown_activity_is_refused_before_the_run_with_suggestions():
     found = HouseholdEnv.preflight(HouseholdParams(activity="cook_squah"))
     assert len(found) == 1 and "cook_squah" in found[0] and "cook_squash" in found[0]
+    found = HouseholdEnv.preflight(HouseholdParams(activity="cook_squash", scene="Rs_intt"))
+    assert found == ["household.env: scene: 'Rs_intt' is not one of BEHAVIOR's 51 scenes; did you mean Rs_int?"]
 
 
 # -- VAB's end rules -------------------------------------------------------------------------------------------

@@ -17,13 +17,14 @@ episode stops; its status word is in every step's ``info`` and the episode's met
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from pydantic import Field
 
 from kernel.sdk.env import EnvNode, EnvParams, Observation, StepResult
 from kernel.sdk.node import Episode, service
-from nodes.game.household import activities, actions, world
+from nodes.game.household import activities, actions, scenes, world
 from nodes.game.household.activities import ActivityError, Problem
 from nodes.game.household.backend import checker
 from nodes.game.household.goaltext import goal_text
@@ -71,6 +72,10 @@ class HouseholdEnv(EnvNode):
             pairs = instances(params)
         except (OSError, ValueError, SyntaxError) as exc:
             return [f"household.env: VAB's instance list cannot be read: {exc}"]
+        if params.scene is not None and params.scene not in scenes.scene_names():
+            close = difflib.get_close_matches(params.scene, scenes.scene_names(), n=3)
+            found.append(f"household.env: scene: {params.scene!r} is not one of BEHAVIOR's {len(scenes.scene_names())} "
+                         f"scenes" + (f"; did you mean {', '.join(close)}?" if close else ""))
         for name in sorted({a for a, _ in pairs}):
             try:
                 activities.load(name)
