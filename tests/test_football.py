@@ -219,6 +219,46 @@ def test_judge_scores_a_scripted_attack_that_scores_far_above_idling():
     assert idle["reward_goal"] == 0 and idle["reward_shot"] == 0, idle
 
 
+def _played(match, level: str, seats: list, seed: int, frames: int = 30) -> list:
+    """The states of ``frames`` frames of ``level`` from a reset with ``seed``, the same actions each frame."""
+    from nodes.game.football.actions import code
+
+    codes = [code("action_right"), code("action_top_right")] * (len(seats) // 2)
+    states = [match.reset(level, seats, seed)]
+    for _ in range(frames):
+        states.append(match.step(codes)[0])
+    return states
+
+
+def test_a_seed_plays_the_same_match_whatever_the_engine_played_before():
+    # gfootball's Config counts episodes (the kick-off side of 5_vs_5 follows the count's parity) and
+    # keeps the first seed's team-processing order; a seed must not inherit either from earlier resets.
+    from nodes.game.football.engine import Match
+    from nodes.game.football.scenarios import install_level
+    from nodes.game.football.seats import fixed_players, parse_seats
+
+    seats = parse_seats({"a": "left:1", "b": "left:2", "c": "right:1", "d": "right:2"}, ["a", "b", "c", "d"])
+    level = install_level("5_vs_5", fixed_players(seats))
+    order = (5, 5, 4, 7, 4)  # the same seed twice in a row, and one after a seed of the other parity
+    fresh = {}
+    for seed in set(order):
+        match = Match()
+        try:
+            fresh[seed] = _played(match, level, seats, seed)
+        finally:
+            match.close()
+    match = Match()
+    try:
+        for n, seed in enumerate(order):
+            again = _played(match, level, seats, seed)
+            apart = [i for i, (a, b) in enumerate(zip(again, fresh[seed])) if a != b]
+            assert not apart, f"reset {n} (seed {seed}) departs from a fresh engine's match at frame {apart[0]}"
+    finally:
+        match.close()
+    # the kick-off side still alternates over consecutive seeds, as over gfootball's own episodes
+    assert fresh[4][0]["left_team"] != fresh[5][0]["left_team"]
+
+
 async def test_two_vs_two_multi_agent_match_runs_to_the_end():
     players = {"a": "left:1", "b": "left:2", "c": "right:1", "d": "right:2"}
     frames = 60

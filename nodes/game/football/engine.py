@@ -52,6 +52,7 @@ class Match:
         gf_config = import_gfootball("gfootball.env.config")
         football_env_core = import_gfootball("gfootball.env.football_env_core")
         self._seats = list(seats)
+        game_seed = int(seed) % 2_000_000_000
         values = {
             "action_set": "full",
             "level": level,
@@ -60,21 +61,30 @@ class Match:
             "physics_steps_per_frame": self.physics_steps_per_frame,
             "render_resolution_x": self.width,
             "render_resolution_y": self.height,
-            "game_engine_random_seed": int(seed) % 2_000_000_000,
+            "game_engine_random_seed": game_seed,
+            # Both below are otherwise history, not seed: gfootball's Config counts the episodes it
+            # has built (+1 per reset) and its levels choose the kick-off side by that count's parity
+            # (5_vs_5, 11_vs_11_stochastic), and the first seed's parity decides, for the Config's
+            # whole life, which team the engine processes first. A reset skipped or added (GraphEnv
+            # stopping an episode dealt before its seeded reset) then changed the match a seed plays.
+            # Seed 0 keeps what a fresh process played first; seeds 0, 1, 2, ... still alternate.
+            "episode_number": game_seed + 1,
+            "reverse_team_processing": bool(game_seed % 2),
             "dump_full_episodes": False,
             "dump_scores": False,
             "write_video": False,
             "display_game_stats": False,
         }
+        if self._config is None:
+            self._config = gf_config.Config(values)  # its constructor already counts one episode
+        self._config.update(values)  # so the count is set here, after it, the same on every reset
         if self._core is None:
-            self._config = gf_config.Config(values)
-            self._core = football_env_core.FootballEnvCore(self._config)  # its constructor resets once
+            self._core = football_env_core.FootballEnvCore(self._config)  # its constructor resets (inc=0)
         else:
-            self._config.update(values)
             drawing = bool(self._core._use_rendering_engine)
             if drawing:  # a rendering engine must reset with its animations on, or drawing it crashes
                 self._core._env.game_config.render = True
-            self._core.reset()
+            self._core.reset(inc=0)  # inc=0: keep the episode number set above
             if drawing:
                 self._core.disable_render()
         self.duration = int(self._core._env.config.game_duration)
