@@ -59,6 +59,11 @@ def test_every_bundled_template_loads_and_renders():
         assert "{observation}" in tpl.render("first", tpl.first, {**fields, "observation": "{observation}"})
 
 
+def test_an_observation_with_more_actions_than_letters_still_gives_its_fields():
+    fields = fields_of({"env": "x", "actions": [f"a{i}" for i in range(40)]})
+    assert fields["actions"].endswith("a39") and fields["actions_lettered"].endswith("Z) 'a25'")
+
+
 def test_cot_lines_reach_the_template_with_unquoted_yaml_keys(tmp_path):
     """YAML reads unquoted on/off as booleans; both spellings must give the on and off lines."""
     for path in BUNDLED.glob("*.yaml"):

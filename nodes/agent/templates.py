@@ -77,7 +77,9 @@ def fields_of(obs: Mapping[str, Any]) -> dict[str, Any]:
     actions = [str(a) for a in obs.get("actions") or []]
     out = {k: v for k, v in obs.items() if isinstance(v, (str, int, float, bool))}
     out.update(actions=", ".join(actions),
-               actions_lettered=" ".join(f"{string.ascii_uppercase[i]}) '{a}'" for i, a in enumerate(actions)),
+               # 26 letters at most: a lettered benchmark (KidGym) has a few options; a long list (the
+               # household's calls) is for the {actions} field, and must not break the others
+               actions_lettered=" ".join(f"{letter}) '{a}'" for letter, a in zip(string.ascii_uppercase, actions)),
                goal=obs.get("goal", ""), text=obs.get("text", ""), t=obs.get("t", 0), env=obs.get("env", ""))
     return out
 
