@@ -212,20 +212,17 @@ def _doors(name: str, b: Box, front: tuple[int, int], color: Color) -> list[Part
     door_color = blend(color, (255, 255, 255), 0.15)
     out: list[Part] = []
     fx, fy = front
-    if fx:
-        face = x1 if fx > 0 else x0
-        lo, hi = (face, face + reach) if fx > 0 else (face - reach, face)
-        hinges = [y0, y1][:leaves] if leaves == 2 else [y1 if fx > 0 else y0]
-        for h in hinges:
-            ya, yb = (h, h + DOOR) if h == y0 else (h - DOOR, h)
-            out.append(Part(name, Box((lo + hi) / 2, (ya + yb) / 2, b.z, hi - lo, yb - ya, b.h), door_color))
-    else:
-        face = y1 if fy > 0 else y0
-        lo, hi = (face, face + reach) if fy > 0 else (face - reach, face)
-        hinges = [x0, x1][:leaves] if leaves == 2 else [x0 if fy > 0 else x1]
-        for h in hinges:
-            xa, xb = (h, h + DOOR) if h == x0 else (h - DOOR, h)
-            out.append(Part(name, Box((xa + xb) / 2, (lo + hi) / 2, b.z, xb - xa, hi - lo, b.h), door_color))
+    sign = fx or fy
+    # u runs out of the front (x for an east or west front), v along it
+    (u0, u1), (v0, v1) = ((x0, x1), (y0, y1)) if fx else ((y0, y1), (x0, x1))
+    face = u1 if sign > 0 else u0
+    lo, hi = (face, face + reach) if sign > 0 else (face - reach, face)
+    hinges = [v0, v1] if leaves == 2 else [v1 if (sign > 0) == bool(fx) else v0]
+    for h in hinges:
+        va, vb = (h, h + DOOR) if h == v0 else (h - DOOR, h)
+        u, v, du, dv = (lo + hi) / 2, (va + vb) / 2, hi - lo, vb - va
+        box = Box(u, v, b.z, du, dv, b.h) if fx else Box(v, u, b.z, dv, du, b.h)
+        out.append(Part(name, box, door_color))
     return out
 
 
