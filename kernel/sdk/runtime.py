@@ -157,7 +157,8 @@ class NodeRuntime:
                 raise ValueError(f"node {self.id!r} has no output {output!r}; declared outputs: {list(self.node.outputs)}")
             return  # declared but not wired: nothing listens
         self._check_abandoned()
-        await self.links.take_credits(output, self._check_abandoned)
+        if output in self.links.blocking:  # no coroutine to build and await for an output without credits
+            await self.links.take_credits(output, self._check_abandoned)
         self.links.send(output, body, step=step, max_bytes=self.max_bytes, traceparent=current_traceparent())
 
     def readers(self, output: str, *, observers: bool = True) -> list[str]:
