@@ -81,6 +81,36 @@ def _validate(tmp_path, env_id: str) -> Any:
     return launch("validate", str(path), timeout=60)
 
 
+async def test_env_calls_move_to_a_thread_and_back_as_the_median_of_the_window_says(monkeypatch):
+    """The window's count of slow calls only skips the median when it cannot change the mode: the
+    switches happen on the same call as with the median taken on every call."""
+    from collections import deque
+
+    import nodes.game.gym.node as gym_node
+    import statistics
+
+    node = GymEnv()
+    node.id = "env"
+    node.params = GymEnv.Params(id="CartPole-v1")
+    node._offload, node._times, node._slow = False, deque(maxlen=32), 0
+    slow = 3 * gym_node.OFFLOAD_S
+    durations = [0.0] * 40 + [slow] * 40 + [0.0] * 40  # quick, then slow, then quick again
+    stamps = iter(t for i, d in enumerate(durations) for t in (float(i), i + d))  # each call's start and end
+    monkeypatch.setattr(gym_node.time, "perf_counter", lambda: next(stamps))
+    modes, expected, window = [], [], deque(maxlen=32)
+    offload = False
+    for d in durations:
+        await node._call(lambda: None)
+        window.append(node._times[-1])  # the call's time as measured (d, up to rounding)
+        if len(window) >= 8:
+            offload = statistics.median(window) > gym_node.OFFLOAD_S
+        modes.append(node._offload)
+        expected.append(offload)
+    assert modes == expected
+    assert True in modes and modes[-1] is False  # it went to the thread and came back
+    assert node._slow == sum(t > gym_node.OFFLOAD_S for t in node._times)
+
+
 def test_launch_validate_refuses_a_wrong_id_at_its_line_with_the_package(tmp_path):
     result = _validate(tmp_path, "CartPole-v9")
     out = result.stdout + result.stderr

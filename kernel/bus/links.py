@@ -64,6 +64,8 @@ class Links:
         self._peer_shm: dict[str, bool] = {}
         self.out_edges: dict[str, list[OutEdge]] = {}
         self.out_dsts: dict[str, list[str]] = {}
+        # outputs with a ``block`` edge: only their publish has credits to take (and may wait)
+        self.blocking: set[str] = set()
         self.credits: dict[tuple[str, str], int] = {}  # (dst, its input) of block edges -> credits left
         self._credit_sizes: dict[tuple[str, str], int] = {}  # ... -> credits a fresh receiver gives
         self.credit_event = asyncio.Event()
@@ -101,6 +103,8 @@ class Links:
         for output, edges in outputs.items():
             # tuples on the send path: unpacked once per message and edge
             self.out_edges[output] = [(e["dst"], e["input"], e["policy"], e["size"]) for e in edges]
+            if any(e["policy"] == "block" for e in edges):
+                self.blocking.add(output)
             self.out_dsts[output] = sorted({e["dst"] for e in edges})
             for e in edges:
                 if e["policy"] == "block":

@@ -93,6 +93,7 @@ class NodeRuntime:
         self.grace = 3.0  # until the welcome says the run's (bus.grace): a kernel never reached is not waited for
         self.queues: dict[str, InputQueue] = {}
         self._in_routes: dict[tuple[str, str], list[str]] = {}  # (src node, output) -> my inputs
+        self._sources_of: dict[str, list[str]] = {}  # input -> its source nodes, sorted (``sources``)
         self.playing: str | None = None  # the episode this driver was dealt last
         self.bad = BadTraffic(log, "dropped a bad message", node=node_id)  # its counts: stats' decode_errors
         self.reader = SocketReader(self.bad)
@@ -142,7 +143,13 @@ class NodeRuntime:
         return self.queues[input]
 
     def sources(self, input: str) -> list[str]:
-        return sorted({node for (node, _), inputs in self._in_routes.items() if input in inputs})
+        # A lockstep clock asks this once per step; the routes only change with the welcome
+        # (``_configure`` empties the cache), so the sorted set is built once per input.
+        cached = self._sources_of.get(input)
+        if cached is None:
+            cached = self._sources_of[input] = sorted({node for (node, _), inputs in self._in_routes.items()
+                                                       if input in inputs})
+        return list(cached)
 
     async def publish(self, output: str, body: Any, *, step: int | None = None) -> None:
         if output not in self.links.out_edges:
@@ -150,7 +157,8 @@ class NodeRuntime:
                 raise ValueError(f"node {self.id!r} has no output {output!r}; declared outputs: {list(self.node.outputs)}")
             return  # declared but not wired: nothing listens
         self._check_abandoned()
-        await self.links.take_credits(output, self._check_abandoned)
+        if output in self.links.blocking:  # no coroutine to build and await for an output without credits
+            await self.links.take_credits(output, self._check_abandoned)
         self.links.send(output, body, step=step, max_bytes=self.max_bytes, traceparent=current_traceparent())
 
     def readers(self, output: str, *, observers: bool = True) -> list[str]:
@@ -350,6 +358,7 @@ class NodeRuntime:
         self.max_bytes = w["max_message_bytes"]
         self.heartbeat = w["heartbeat"]
         self.grace = w["grace"]
+        self._sources_of.clear()
         for name, spec in w["inputs"].items():
             sources = spec["sources"]
             size = spec["size"] * (len(sources) if spec["policy"] == "block" else 1)

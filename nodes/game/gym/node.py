@@ -107,6 +107,7 @@ class GymEnv(EnvNode):
         self._oracle: Callable[..., Any] | None = pkgutil.resolve_name(p.oracle) if p.oracle else None
         self._offload = False
         self._times: deque[float] = deque(maxlen=32)  # the latest env calls' seconds
+        self._slow = 0  # how many of them took over OFFLOAD_S
         self._obs: Any = None
         self._frame: Any = None
         self.fps = self._gym.metadata.get("render_fps")
@@ -127,8 +128,16 @@ class GymEnv(EnvNode):
     async def _call(self, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
         start = time.perf_counter()
         out = await asyncio.to_thread(fn, *args, **kw) if self._offload else fn(*args, **kw)
-        self._times.append(time.perf_counter() - start)
-        if len(self._times) >= 8:
+        took = time.perf_counter() - start
+        times = self._times
+        if len(times) == times.maxlen and times[0] > OFFLOAD_S:
+            self._slow -= 1  # that one leaves the window with this append
+        times.append(took)
+        self._slow += took > OFFLOAD_S
+        # The median can only change the mode when the window disagrees with it (a slow call while on
+        # the loop, a quick one while offloaded): sorting the window on every call cost ~2 us a step (more on a cold cache).
+        settled = self._slow == (len(times) if self._offload else 0)
+        if len(times) >= 8 and not settled:
             slow = statistics.median(self._times) > OFFLOAD_S
             if slow != self._offload:
                 self._offload = slow
