@@ -57,7 +57,7 @@ def apply(hh: Household, text: str) -> ActionResult:
         return ActionResult(False, str(exc), text.strip()[:200], None)
     result = _dispatch(hh, call)
     if result.ok and not result.done:
-        observe(hh, _fridge(hh).name if result.fridge_view else None)
+        observe(hh, fridge(hh).name if result.fridge_view else None)
     return result
 
 
@@ -91,15 +91,15 @@ def _dispatch(hh: Household, call: ActionCall) -> ActionResult:
         a.camera -= 1
         return ok(f"The camera is now {CAMERA_HEIGHTS[a.camera]:.2f} m above the floor.")
     if f == "get_fridge_view":
-        fridge = _fridge(hh)
-        if fridge is None:
+        box = fridge(hh)
+        if box is None:
             return _fail(call, "This task has no fridge to look into.")
-        why = fridge_view_ok(hh, fridge)
+        why = fridge_view_ok(hh, box)
         if why == "far":
-            return _fail(call, f"{fridge.label} is too far away to look inside; move closer first.")
+            return _fail(call, f"{box.label} is too far away to look inside; move closer first.")
         if why == "closed":
-            return _fail(call, f"{fridge.label} is closed; open it to look inside.")
-        return ok(f"Showing the inside of {fridge.label}.", fridge_view=True)
+            return _fail(call, f"{box.label} is closed; open it to look inside.")
+        return ok(f"Showing the inside of {box.label}.", fridge_view=True)
     if f == "move_to_room":
         room = args[0]
         if room not in hh.rooms:
@@ -213,7 +213,8 @@ def _unknown_function(call: ActionCall) -> str:
     return f"{f} is not one of the available actions.{tail}"
 
 
-def _fridge(hh: Household) -> Thing | None:
+def fridge(hh: Household) -> Thing | None:
+    """The task's fridge, the one ``get_fridge_view`` looks into (None when the task has none)."""
     return next((t for t in hh.labelled() if "refrigerator" in t.category or "fridge" in t.category), None)
 
 

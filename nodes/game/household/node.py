@@ -159,7 +159,8 @@ class HouseholdEnv(EnvNode):
             self.feedback = "Not carried out: the same action keeps being repeated, so the episode ends."
             return self._end(stopped, ok=False, applied=False)
         result = actions.apply(hh, text)
-        self.fridge = _fridge_name(hh) if result.ok and result.fridge_view else None
+        viewed = actions.fridge(hh) if result.ok and result.fridge_view else None
+        self.fridge = viewed.name if viewed is not None else None
         if not result.ok:
             observe(hh)  # the picture after a failure is the ordinary view again
         self.feedback = result.feedback
@@ -238,7 +239,3 @@ def _written(text: str) -> str:
     except ParseError:
         return " ".join(text.split())[:200] or "None ACTION."
 
-
-def _fridge_name(hh: Household) -> str:
-    fridge = next(t for t in hh.labelled() if "refrigerator" in t.category or "fridge" in t.category)
-    return fridge.name
