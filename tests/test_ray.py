@@ -78,6 +78,7 @@ def test_hello_runs_on_a_local_ray_instance(tmp_path: Path, ray_env: None) -> No
 
 
 @needs_ray
+@pytest.mark.timeout(420)  # three actors' starts, then a fourth, on a machine the rest of the suite loads
 def test_a_killed_actor_is_a_failed_node_and_restarts_by_policy(tmp_path: Path, ray_env: None) -> None:
     lf = _file(tmp_path, "  - id: agent\n    restart: {policy: on-failure, max_restarts: 2, backoff: 0.2}\n")
     run_dir = tmp_path / "run"
@@ -103,15 +104,19 @@ def test_a_killed_actor_is_a_failed_node_and_restarts_by_policy(tmp_path: Path, 
         old_agent = status["nodes"]["agent"]["pid"]
         os.kill(workers["agent"], signal.SIGKILL)  # the actor dies, and with it (PDEATHSIG) its node
         assert wait_until(lambda: not alive(old_agent), 10), "the node outlived its actor"
-        assert wait_until(lambda: running(incarnation=2), 60, 0.5), f"the agent did not come back: {status}"
+        assert wait_until(lambda: running(incarnation=2), 180, 0.5), f"the agent did not come back: {status}"
         done = status["episodes"]["completed"]
-        assert wait_until(lambda: running(2) and status["episodes"]["completed"] > done, 30, 0.5)
+        assert wait_until(lambda: running(2) and status["episodes"]["completed"] > done, 60, 0.5)
         assert launch("ctl", "stop", "--run", str(run_dir)).returncode == 0
         assert proc.wait(timeout=60) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        if proc.poll() is None:  # Ctrl-C first, so the run stops the Ray instance it started
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(60)
+            except Exception:
+                proc.kill()
+                proc.wait()
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["status"] == "stopped"
     assert summary["nodes"]["agent"]["restarts"] == 1 and summary["nodes"]["env"]["restarts"] == 0
@@ -141,10 +146,13 @@ def test_a_request_that_finds_no_room_in_time_fails_the_run(tmp_path: Path, ray_
                  timeout=120)
     assert res.returncode == 1, res.stderr[-3000:]
     text = res.stderr.replace("\n", " ")
-    assert "Ray did not place and start node" in text and "within 20 s" in text and "it asks for {CPU 2}" in text
+    # env and agent each ask for both CPUs: whichever Ray places second cannot be placed
+    unplaced = [n for n in ("env", "agent") if f"Ray did not place and start node {n!r} within 20 s" in text]
+    assert unplaced and "it asks for {CPU 2}" in text, text[-3000:]
     summary = json.loads(res.stdout.strip().splitlines()[-1])
     assert summary["status"] == "failed"
-    assert sorted(n["exit_code"] for n in summary["nodes"].values()).count(127) == 1
+    # (the rest fit, and start, unless the machine is so loaded that a worker's start takes 20 s too)
+    assert all(summary["nodes"][n]["exit_code"] == 127 for n in unplaced)
 
 
 def test_resources_are_checked_when_the_launch_file_loads(tmp_path: Path) -> None:

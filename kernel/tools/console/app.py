@@ -167,6 +167,11 @@ async def _send(ws: WebSocket, page: Any) -> None:
             await asyncio.sleep(SEND_INTERVAL_S)
     except (WebSocketDisconnect, RuntimeError, ConnectionError):
         pass
+    except Exception as exc:  # a value that cannot be packed: close, so the page says so instead of going stale
+        try:
+            await ws.close(code=1011, reason=f"the console could not send an update: {type(exc).__name__}")
+        except (RuntimeError, ConnectionError):
+            pass
 
 
 async def _answer(hub: Hub, data: bytes) -> dict[str, Any]:

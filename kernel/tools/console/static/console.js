@@ -23,7 +23,8 @@
     ws.onopen = () => { setState(state.paused ? "paused" : "running"); showError(""); };
     ws.onclose = (ev) => {
       setState("closed");
-      showError(ev.code === 4401 || ev.code === 4403 ? `refused: ${ev.reason}` : "the console is gone (the run ended?)");
+      showError(ev.code === 4401 || ev.code === 4403 ? `refused: ${ev.reason}`
+        : ev.code === 1011 ? `closed: ${ev.reason}` : "the console is gone (the run ended?)");
     };
     ws.onmessage = (ev) => {
       const msg = MsgPack.decode(ev.data);
@@ -262,14 +263,17 @@
     act(h.node, action);
   });
 
-  const pause = () => send("ctl", { cmd: "pause" });
-  const resume = () => send("ctl", { cmd: "resume" });
+  // A command's reply carries the run's status as the kernel left it: drawn at once, so the page
+  // never shows the state from before the click while the next batch is still on its way.
+  const ctl = (fields) => send("ctl", fields).then((r) => { if (r.ok && r.status) drawStatus(r.status); return r; });
+  const pause = () => ctl({ cmd: "pause" });
+  const resume = () => ctl({ cmd: "resume" });
   const step = () => {
     const n = parseInt($("#step-n").value, 10);
     if (!(n >= 1)) return showError(`step: the number of decisions must be 1 or more (got ${$("#step-n").value})`);
-    return send("ctl", { cmd: "step", n });
+    return ctl({ cmd: "step", n });
   };
-  const stop = () => send("ctl", { cmd: "stop" });
+  const stop = () => ctl({ cmd: "stop" });
   window.framebusConsole = { send, summarize };
   $("#btn-pause").onclick = pause;
   $("#btn-resume").onclick = resume;
