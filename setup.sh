@@ -90,6 +90,17 @@ log "installing framebus into .venv"
 # libwebarena) would pin an older Playwright over ours, so it goes in without them.
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps "browsergym-webarenalite==0.14.3"
 
+# The Minecraft pack's JavaScript side (a flying-squid server, a mineflayer bot, its prismarine-viewer view):
+# Node.js and npm from Debian where the machine has none, the packages pinned by the lockfile (npm ci),
+# reinstalled only when the lockfile changed. About 1 GB, most of it minecraft-data and the viewer's textures.
+command -v node >/dev/null && command -v npm >/dev/null || apt_install nodejs npm
+MC_JS=nodes/game/minecraft/js
+if ! cmp -s "$MC_JS/package-lock.json" "$MC_JS/node_modules/.package-lock.json.framebus" 2>/dev/null; then
+    log "installing the Minecraft pack's JavaScript packages (npm ci, once per lockfile)"
+    (cd "$MC_JS" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    cp "$MC_JS/package-lock.json" "$MC_JS/node_modules/.package-lock.json.framebus"
+fi
+
 # Google Research Football: a C++ engine built once from source (about 15 minutes on 2 cores; the
 # wheel is cached under ~/.cache/framebus, so later setups take seconds).
 bash scripts/install_football.sh
