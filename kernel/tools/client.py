@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from typing import Any, Mapping
 
@@ -29,8 +30,9 @@ class KernelClient:
     def call(self, svc: str, body: Any = None) -> Any:
         self._cid += 1
         self.sock.send_multipart(protocol.encode(REQ, self.name, svc, body, dst="kernel", cid=self._cid))
-        deadline_ms = int(self.timeout * 1000)
-        while self.sock.poll(deadline_ms):
+        deadline = time.monotonic() + self.timeout
+        # a late reply to an earlier call that timed out is skipped, without restarting the wait
+        while self.sock.poll(max(0, int((deadline - time.monotonic()) * 1000))):
             msg = protocol.decode(self.sock.recv_multipart())
             if msg.cid != self._cid:
                 continue
