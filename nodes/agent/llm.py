@@ -232,7 +232,7 @@ class LLMAgent(Node):
             if found:
                 break
             retry.append((reply_text, tpl.render("regenerate", tpl.regenerate, fields)))
-        self.memory.turns[-1].reply = reply_text
+        self.memory.turns[-1].reply = tpl.keep(reply_text)  # the record below keeps the reply as written
         self.stats["decisions"] += 1
         self.stats["unparsable"] += int(not found)
         self.stats["regenerations"] += max(0, calls - 1)

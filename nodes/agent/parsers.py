@@ -166,6 +166,66 @@ def vab_embodied(text: str, actions: Sequence[str]) -> list[str]:
     return [text.strip()] if "ACTION" in seen and "ACTION" in text else []
 
 
+_VAB_LABEL = re.compile(r"\b(action|observation|thought)[ \t]*:", re.IGNORECASE)
+THOUGHT_LINES = 5
+
+
+def vab_minecraft_reply(text: str) -> str:
+    """A reply as VAB-Minecraft passes it on and keeps it in the history: cut where the model
+    starts writing the next turn's observation (``Feedback on the Action:``), at ``<|end_of_text|>``
+    and before a second ``ACTION:`` or ``OBSERVATION:``, with the labels in capitals however the
+    model wrote them, and the THOUGHT cut to its first five lines (blank ones skipped, and ending
+    after a line that starts with "2. ", VAB's rule), so a hundred rounds of history stay short."""
+    text = text.split("Feedback on the Action:")[0].split("<|end_of_text|>")[0]
+    text = _VAB_LABEL.sub(lambda m: m.group(1).upper() + ":", text)
+    for label in ("ACTION:", "OBSERVATION:"):
+        first = text.find(label)
+        second = text.find(label, first + len(label)) if first >= 0 else -1
+        if second >= 0:
+            text = text[:second]
+    start, end = text.find("THOUGHT:"), text.find("ACTION:")
+    if 0 <= start < end:
+        lines: list[str] = []
+        for line in text[start + len("THOUGHT:"):end].split("\n")[:THOUGHT_LINES]:
+            if line.strip():
+                lines.append(line)
+                if line.startswith("2. "):
+                    break
+        text = text[:start] + "THOUGHT:" + "".join(line + "\n" for line in lines) + text[end:]
+    return text.strip()
+
+
+def vab_minecraft(text: str, actions: Sequence[str]) -> list[str]:
+    """VisualAgentBench's Minecraft: the reply as VAB passes it on (:func:`vab_minecraft_reply`);
+    the environment reads the first of its six calls after ``ACTION:``. A reply without an
+    ``ACTION:`` label (in any case) is unusable."""
+    kept = vab_minecraft_reply(text)
+    return [kept] if "ACTION:" in kept else []
+
+
+def _vab_embodied_reply(text: str) -> str:
+    found = vab_embodied(text, ())
+    return found[0] if found else text.split("<|end_of_text|>")[0].strip()
+
+
+KeptReply = Callable[[str], str]
+
+KEPT_REPLIES: dict[str, KeptReply] = {
+    "whole": lambda text: text,  # the reply as the model wrote it (the default)
+    "vab_embodied": _vab_embodied_reply,  # cut at a second ACTION/OBSERVATION line or <|end_of_text|>
+    "vab_minecraft": vab_minecraft_reply,  # that, with the labels in capitals and THOUGHT cut to 5 lines
+}
+"""How a template keeps the model's past replies in its chat history (``kept_reply:``): VAB keeps
+the reply as its task processed it, not as the model wrote it."""
+
+
+def get_kept_reply(name: str) -> KeptReply:
+    try:
+        return KEPT_REPLIES[name]
+    except KeyError:
+        raise ValueError(f"unknown kept_reply {name!r}; allowed: {', '.join(sorted(KEPT_REPLIES))}") from None
+
+
 PARSERS: dict[str, Parser] = {
     "section_action": section_action,
     "section_list": section_list,
@@ -177,6 +237,7 @@ PARSERS: dict[str, Parser] = {
     "whole_reply": whole_reply,  # WebUI: the reply's code blocks are the page; the environment reads them
     "after_regenerate": after_regenerate,  # WebUI Online: what follows "# Regenerate"
     "vab_embodied": vab_embodied,  # VAB household: the reply up to a second ACTION/OBSERVATION; the env reads it
+    "vab_minecraft": vab_minecraft,  # VAB Minecraft: that, labels in capitals, THOUGHT cut to 5 lines
 }
 
 

@@ -11,6 +11,9 @@ A template has these keys (all text is ``str.format``-ed with the observation's 
   is the text rendering in text mode and a short pointer to the image in image mode;
 * ``regenerate``: the turn sent after a reply that could not be parsed;
 * ``parser``: ``{online: NAME, global: NAME}`` from ``nodes.agent.parsers``;
+* ``kept_reply``: how the model's past replies stay in the chat history, a name from
+  ``nodes.agent.parsers.KEPT_REPLIES`` (``whole``, the default; VAB keeps its processed reply, for
+  Minecraft with the THOUGHT cut to five lines: ``vab_minecraft``);
 * ``defaults``: agent params this environment wants unless the launch file says otherwise;
 * ``history``: ``{intro: ..., step: ...}`` switches the memory to V-MAGE's
   (``nodes.agent.memory.StepMemory``): one user message per call with the last ``am`` decisions'
@@ -31,10 +34,11 @@ from typing import Any, Mapping
 import yaml
 
 from nodes.agent.memory import HistoryText
-from nodes.agent.parsers import Parser, get_parser
+from nodes.agent.parsers import Parser, get_kept_reply, get_parser
 
 BUNDLED = Path(__file__).with_name("templates")
-_KEYS = {"system", "io", "cot", "icl", "first", "next", "regenerate", "parser", "defaults", "description", "history"}
+_KEYS = {"system", "io", "cot", "icl", "first", "next", "regenerate", "parser", "defaults", "description", "history",
+         "kept_reply"}
 
 
 class TemplateError(ValueError):
@@ -55,9 +59,14 @@ class Template:
     icl: str = ""
     defaults: dict[str, Any] = field(default_factory=dict)
     history: HistoryText | None = None
+    kept_reply: str = "whole"
 
     def parser(self, planning: str) -> Parser:
         return get_parser(self.parsers[planning])
+
+    def keep(self, reply: str) -> str:
+        """The reply as the chat history keeps it (``kept_reply``)."""
+        return get_kept_reply(self.kept_reply)(reply)
 
     def render(self, key: str, text: str, fields: Mapping[str, Any]) -> str:
         try:
@@ -108,6 +117,11 @@ def load_template(name_or_path: str) -> Template:
             raise TemplateError(f"{path}: {key} must contain {{observation}}, where the observation goes")
     cot = _cot_lines(path, data.get("cot"))
     parsers = dict(data["parser"]) if isinstance(data["parser"], dict) else {"online": data["parser"]}
+    kept_reply = data.get("kept_reply", "whole")
+    try:
+        get_kept_reply(kept_reply)
+    except (ValueError, TypeError) as exc:
+        raise TemplateError(f"{path}: kept_reply: {exc}") from None
     for mode, parser in parsers.items():
         try:
             get_parser(parser)
@@ -119,7 +133,7 @@ def load_template(name_or_path: str) -> Template:
         regenerate=data.get("regenerate", "That reply did not follow the output format. Answer again, "
                                           "following the format exactly."),
         parsers=parsers, icl=data.get("icl", ""), defaults=dict(data.get("defaults") or {}),
-        history=_history(path, data.get("history")),
+        history=_history(path, data.get("history")), kept_reply=kept_reply,
     )
 
 
