@@ -84,3 +84,26 @@ def test_the_partial_score_is_one_for_a_success_else_the_step_reward_at_least_ze
     assert partial_score(True, 0.2) == 1.0
     assert partial_score(False, 0.2) == 0.2
     assert partial_score(False, -0.5) == 0.0
+
+
+def test_vab_weights_come_from_vabs_run_time_table_keyed_by_the_target() -> None:
+    import json
+    from pathlib import Path
+
+    from nodes.game.minecraft.rewards import vab_weights
+
+    data = Path(__file__).parents[1] / "nodes" / "game" / "minecraft" / "data"
+    tasks = json.loads((data / "minecraft_tasks_v1.3.json").read_text())
+    same = differ = 0
+    for task in tasks:
+        weights = vab_weights(task["task"])
+        if weights == task["step_rewards"]:
+            same += 1
+        else:
+            differ += 1
+    # the task file's own field is a different, older table; the run-time table is what VAB scores with
+    assert differ > 0 and same + differ == 116
+    assert "minecraft:bucket" in vab_weights("milk_bucket")  # missing from the task file's field
+    assert vab_weights("cooked_rabbit") == {"minecraft:rabbit": 1 / 3} and vab_weights("sand") == {}
+    assert vab_weights("minecraft:milk_bucket") == vab_weights("milk_bucket")
+    assert vab_weights("no_such_item") == {}

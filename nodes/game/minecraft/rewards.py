@@ -1,9 +1,11 @@
 """VAB-Minecraft's partial score (its "step reward") and its test of whether an item is held.
 
-VAB gives each task a table of intermediate items with a weight each (``step_rewards`` in the task
-file: a wooden pickaxe, iron ore, ... on the way to the target) and scores an episode that missed
-its target by the weights of the items it obtained. How it counts, read from its ``evaluate.py``
-and ``env.py``, and done the same way here:
+VAB gives each task a table of intermediate items with a weight each (a wooden pickaxe, iron ore,
+... on the way to the target) and scores an episode that missed its target by the weights of the
+items it obtained. The table VAB's environment reads at run time is its ``step_rewards.json``, keyed
+by the target (:func:`vab_weights`), not the task file's own ``step_rewards`` field, which lacks an
+item or two for four tasks (milk_bucket, rabbit_stew, cooked_rabbit, gold_ingot). How it counts,
+read from its ``evaluate.py`` and ``env.py``, and done the same way here:
 
 * **the weights**: items the task already gives in the initial inventory are dropped and the rest
   scaled up so the total stays the same (:func:`adjusted_step_rewards`); the ``minecraft:`` prefix
@@ -30,21 +32,36 @@ The episode's score in VAB's summary is 1 for a success and ``max(0, final step 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Collection, Iterable, Mapping
+from functools import cache
+from pathlib import Path
 
 __all__ = ["Members", "StepReward", "adjusted_step_rewards", "bare", "held", "holds", "partial_score",
-           "step_reward"]
+           "step_reward", "vab_weights"]
 
 Members = Callable[[str], Collection[str] | None]
 """Tag membership: a bare name -> the bare (or ``minecraft:``-prefixed) names of its member items,
 or None when the name is not a tag."""
 
 PREFIX = "minecraft:"
+STEP_REWARDS_FILE = Path(__file__).with_name("data") / "step_rewards.json"
 
 
 def bare(name: str) -> str:
     """``minecraft:oak_planks`` -> ``oak_planks``: VAB's task file prefixes names, inventories do not."""
     return name[len(PREFIX):] if name.startswith(PREFIX) else name
+
+
+@cache
+def _vab_tables() -> dict[str, dict[str, float]]:
+    return json.loads(STEP_REWARDS_FILE.read_text())
+
+
+def vab_weights(target: str) -> dict[str, float]:
+    """The weights VAB's environment uses for a task whose target is ``target`` (before
+    :func:`adjusted_step_rewards`); a target its table does not list has none, as in VAB."""
+    return dict(_vab_tables().get(PREFIX + bare(target), {}))
 
 
 def held(inventory: Mapping[str, int], name: str, members: Members) -> int:
