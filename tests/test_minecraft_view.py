@@ -72,6 +72,13 @@ class Demo:
         assert answer["ok"], answer
         return answer["pose"]
 
+    async def place(self, x: int, y: int, z: int, name: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(f"place {x} {y} {z} {name}\n".encode())
+        await self.proc.stdin.drain()
+        answer = await self.reply()
+        assert answer["ok"], answer
+
     async def stop(self) -> None:
         if self.proc.stdin is not None:
             self.proc.stdin.close()  # the demo exits when its stdin closes
@@ -111,6 +118,14 @@ async def test_first_person_frames_are_fixed_size_stable_and_follow_the_bot():
             back = await view.frame()
             assert ssim(north, back) > 0.99
             per_frame = view.last
+
+            # a block set in front of the bot's eyes (it stands at x 8.5, z 8.5, eyes at y 6.6) is in
+            # the very next frame: the view waits for the block update to be meshed
+            await demo.place(8, 6, 7, "red_wool")
+            blocked = await view.frame()
+            r, g, b = blocked[150:210, 280:360].reshape(-1, 3).mean(0)
+            assert r > 100 and r > g + 50 and r > b + 50, (r, g, b)
+            assert ssim(north, blocked) < 0.8
         # a browser window of another size than the view was served for gives no frame, and says why
         async with View(hello["view"], size=(320, 180), executable=exe, timeout_s=3) as small:
             with pytest.raises(ViewError, match="the window is 320x180, the view is served for 640x360"):

@@ -10,6 +10,7 @@
  * Prints one JSON line once the view is served: {"view": URL, "server_port": N, "pose": {...}}.
  * Then reads commands on stdin, one a line, and answers each with one JSON line:
  *   look YAW PITCH   turn the bot (radians, mineflayer's convention) -> {"ok": true, "pose": {...}}
+ *   place X Y Z NAME set a block on the server, answered once the bot has seen it -> {"ok": true}
  *   pose             -> {"ok": true, "pose": {...}}
  *   quit             stop everything and exit
  * It exits when stdin closes, so it cannot outlive the process that started it.
@@ -81,6 +82,22 @@ async function placeScenery (serv) {
   }
 }
 
+async function place (serv, bot, pos, name) {
+  const block = serv.registry.blocksByName[name]
+  if (!block) throw new Error(`place: no block named ${name} in Minecraft ${VERSION}`)
+  const seen = new Promise((resolve) => {
+    const listener = (before, after) => {
+      if (after.position.equals(pos) && after.stateId === block.defaultState) {
+        bot.removeListener('blockUpdate', listener)
+        resolve()
+      }
+    }
+    bot.on('blockUpdate', listener)
+  })
+  await serv.setBlock(serv.overworld, pos, block.defaultState)
+  await seen
+}
+
 function pose (bot) {
   const { position, yaw, pitch } = bot.entity
   return { x: position.x, y: position.y, z: position.z, yaw, pitch }
@@ -145,12 +162,15 @@ async function main () {
       if (command === 'look' && rest.length === 2 && rest.every(v => Number.isFinite(Number(v)))) {
         await bot.look(Number(rest[0]), Number(rest[1]), true)
         process.stdout.write(JSON.stringify({ ok: true, pose: pose(bot) }) + '\n')
+      } else if (command === 'place' && rest.length === 4 && rest.slice(0, 3).every(v => Number.isInteger(Number(v)))) {
+        await place(serv, bot, new Vec3(Number(rest[0]), Number(rest[1]), Number(rest[2])), rest[3])
+        process.stdout.write(JSON.stringify({ ok: true }) + '\n')
       } else if (command === 'pose') {
         process.stdout.write(JSON.stringify({ ok: true, pose: pose(bot) }) + '\n')
       } else if (command === 'quit') {
         break
       } else {
-        process.stdout.write(JSON.stringify({ ok: false, error: `unknown command ${JSON.stringify(line)}; allowed: look YAW PITCH, pose, quit` }) + '\n')
+        process.stdout.write(JSON.stringify({ ok: false, error: `unknown command ${JSON.stringify(line)}; allowed: look YAW PITCH, place X Y Z NAME, pose, quit` }) + '\n')
       }
     } catch (err) {
       process.stdout.write(JSON.stringify({ ok: false, error: String(err) }) + '\n')
