@@ -131,6 +131,17 @@ def test_every_task_has_a_plan_that_ends_with_the_target(task):
     assert len(actions) <= 60, f"{task.name}: {len(actions)} actions leave little of VAB's 100 rounds"
 
 
+def test_the_checker_refuses_a_broken_plan():
+    task = next(t for t in TASKS if t.name == "iron_ore")
+    actions = plan(task.target, task.count, task.inventory(), task.init_command)
+    no_stone_pickaxe = [a for a in actions if a != Action.equip("stone_pickaxe")]
+    with pytest.raises(AssertionError, match="holding wooden_pickaxe"):
+        play(no_stone_pickaxe, task)
+    no_table = [a for a in actions if a != Action.craft("crafting_table", 1)]
+    with pytest.raises((AssertionError, pytest.fail.Exception)):
+        play(no_table, task)
+
+
 def _task(name: str) -> Task:
     return next(t for t in TASKS if t.name == name)
 
@@ -155,6 +166,13 @@ def test_the_right_pickaxe_is_in_hand_before_mining():
     assert tool_before(plan("diamond"), "mine diamond_ore") == "iron_pickaxe"
     assert tool_before(plan("obsidian", 1, {}, ["obsidian"]), "mine obsidian") == "diamond_pickaxe"
     assert str(plan("iron_ore")[-1]) == "execute('mine iron_ore', 'iron_ore', 1)"
+
+
+def test_one_trip_gathers_what_the_waiting_steps_want():
+    steps = [str(a) for a in plan("stone")]
+    assert [s for s in steps if s.startswith("execute")] == [
+        "execute('chop oak_log', 'oak_log', 3)", "execute('mine stone', 'cobblestone', 9)"]
+    assert steps[-1] == "smelt('stone', 1)"
 
 
 def test_smelting_brings_furnace_fuel_and_ingredient():

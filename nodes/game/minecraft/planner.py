@@ -5,7 +5,9 @@ it plans with the same rules the environment enforces, taken from the same modul
 their variant choice (``recipes.choose_variant``), furnace fuel (``recipes.choose_fuel``), harvest
 tools and drops (``sources``). It plans by playing the actions forward on a copy of the inventory:
 every step first secures what it needs (ingredients, a crafting table or furnace, a tool in hand),
-then is applied, so a later step never counts on items an earlier one used up.
+then is applied, so a later step never counts on items an earlier one used up. A trip to gather
+takes along what the waiting steps will want as well (one ``chop oak_log`` for the planks of the
+sticks, the table and the pickaxe), since every ``execute`` costs a round of VAB's hundred.
 
 Where Minecraft offers several ways (white wool from a sheep or from four string; leather from a
 cow or from rabbit hides), the planner takes the cheapest by a rough count of actions, looking at
@@ -76,11 +78,10 @@ class Action:
         return Action("equip", (item,))
 
 
-def is_pickaxe(item: str) -> bool:
-    return item.endswith("_pickaxe")
-
-
 class _Planner:
+    """One planning run: the inventory and hand as the plan leaves them, the actions so far, and
+    the needs of the steps under way (for gathering in one trip what several steps want)."""
+
     def __init__(self, inventory: Mapping[str, int], nearby: Iterable[str], equipped: str | None) -> None:
         self.inv: Counter[str] = Counter({bare(k): int(v) for k, v in inventory.items() if v > 0})
         self.nearby = frozenset(bare(n) for n in nearby)
@@ -88,6 +89,8 @@ class _Planner:
         self.actions: list[Action] = []
         self.roots: list[str] = []  # the items whose costs the table covers (and their needs)
         self._deps: dict[str, tuple[str, ...]] = {}
+        #: the needs of the steps under way, each with the item it is getting now (``secure``)
+        self.frames: list[tuple[Mapping[str, int], list[str]]] = []
         self._costs: tuple[frozenset[str], dict[str, float], dict[str, float]] | None = None
 
     # ---- costs: a rough count of actions, to choose between ways -----------------------------
@@ -268,13 +271,53 @@ class _Planner:
     def secure(self, needs: Mapping[str, int], stack: tuple[str, ...]) -> None:
         """Get every item of ``needs`` at once: getting one can use up another (sticks eat planks),
         so it goes round until all are there together."""
-        for _ in range(_MAX_ROUNDS):
-            missing = [(k, v) for k, v in needs.items() if self.inv[k] < v]
-            if not missing:
-                return
-            for k, v in missing:
-                self.obtain(k, v, stack)
-        raise PlanError(f"{stack[-1]}: could not hold {dict(needs)} at the same time")
+        frame: tuple[Mapping[str, int], list[str]] = (needs, [""])
+        self.frames.append(frame)
+        try:
+            for _ in range(_MAX_ROUNDS):
+                missing = [(k, v) for k, v in needs.items() if self.inv[k] < v]
+                if not missing:
+                    return
+                for k, v in missing:
+                    frame[1][0] = k
+                    self.obtain(k, v, stack)
+            raise PlanError(f"{stack[-1]}: could not hold {dict(needs)} at the same time")
+        finally:
+            self.frames.pop()
+
+    def pending(self, raw: str) -> int:
+        """How many more ``raw`` the steps waiting on the current one will want: gathered in the
+        same trip, three logs are one ``execute``, not three (each costs a round and a walk)."""
+        wants: dict[str, int] = {}  # a furnace two waiting steps both need is one furnace
+        for needs, (active,) in self.frames:
+            for k, v in needs.items():
+                if k != active:
+                    wants[k] = max(wants.get(k, 0), v)
+        extra = 0
+        for k, v in wants.items():
+            if k == raw:
+                extra += v  # held ones count too: the step under way may use them up
+            elif self.inv[k] < v:
+                extra += self.demand(k, v - self.inv[k], raw, 0)
+        return extra
+
+    def demand(self, item: str, qty: int, raw: str, depth: int) -> int:
+        """About how many ``raw`` making ``qty`` more ``item`` the planned way uses."""
+        if item == raw:
+            return qty
+        if qty <= 0 or depth > 6:
+            return 0
+        ways = self.ways(item, qty)
+        if not ways:
+            return 0
+        way = ways[0][2]
+        if isinstance(way, CraftingRecipe):
+            times = math.ceil(qty / way.count)
+            return sum(self.demand(i.name, max(0, i.count * times - self.inv[i.name]), raw, depth + 1)
+                       for i in way.ingredients)
+        if isinstance(way, tuple):  # smelting: the ingredient, one per item
+            return self.demand(way[1], max(0, qty - self.inv[way[1]]), raw, depth + 1)
+        return 0
 
     def gather(self, src: Source, n: int, stack: tuple[str, ...]) -> None:
         tool = self.tool_for(src, stack)
@@ -285,6 +328,8 @@ class _Planner:
         short = n - self.inv[src.item]
         if short <= 0:
             return
+        if not src.consumes:  # what a bucket does not limit, take for the waiting steps too
+            short += self.pending(src.item)
         if tool and self.equipped != tool:
             self.emit(Action.equip(tool))
         self.emit(Action.execute(src.prompt, src.item, short))
@@ -314,7 +359,7 @@ class _Planner:
 
     def smelt(self, item: str, member: str, n: int, stack: tuple[str, ...]) -> None:
         short = n - self.inv[item]
-        self.obtain(member, short, stack)
+        self.secure({member: short, "furnace": 1}, stack)
         pickaxe = self.held_pickaxe()
         if pickaxe is None:  # the furnace is placed and mined back, which takes a pickaxe
             pickaxe = min(_PICKAXES, key=lambda p: (self.unit_cost(p), _PICKAXES.index(p)))
