@@ -165,14 +165,14 @@ def test_the_right_pickaxe_is_in_hand_before_mining():
     assert tool_before(plan("iron_ore"), "mine iron_ore") == "stone_pickaxe"
     assert tool_before(plan("diamond"), "mine diamond_ore") == "iron_pickaxe"
     assert tool_before(plan("obsidian", 1, {}, ["obsidian"]), "mine obsidian") == "diamond_pickaxe"
-    assert str(plan("iron_ore")[-1]) == "execute('mine iron_ore', 'iron_ore', 1)"
+    assert str(plan("iron_ore")[-1]) == 'execute("mine iron_ore", "iron_ore", 1)'
 
 
 def test_one_trip_gathers_what_the_waiting_steps_want():
     steps = [str(a) for a in plan("stone")]
     assert [s for s in steps if s.startswith("execute")] == [
-        "execute('chop oak_log', 'oak_log', 3)", "execute('mine stone', 'cobblestone', 9)"]
-    assert steps[-1] == "smelt('stone', 1)"
+        'execute("chop oak_log", "oak_log", 3)', 'execute("mine stone", "cobblestone", 9)']
+    assert steps[-1] == 'smelt("stone", 1)'
 
 
 def test_smelting_brings_furnace_fuel_and_ingredient():

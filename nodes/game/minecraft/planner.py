@@ -18,6 +18,7 @@ executor falls short in the real world, the agent plans again from the inventory
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -59,7 +60,8 @@ class Action:
         return int(self.args[-1]) if self.kind != "equip" else 1
 
     def __str__(self) -> str:
-        return f"{self.kind}({', '.join(repr(a) if isinstance(a, str) else str(a) for a in self.args)})"
+        """The call as an agent writes it in VAB's ACTION line: ``craft("stick", 4)``."""
+        return f"{self.kind}({', '.join(json.dumps(a) for a in self.args)})"
 
     @staticmethod
     def execute(prompt: str, goal: str, n: int) -> Action:
