@@ -170,6 +170,9 @@ class Sidecar {
     this.episode = null
     await this.running(async () => {
       this.episode = { task, seed, region, spawn, spec }
+      // facing north, level: the teleport packet carries the server's idea of the head's angles
+      this.player.yaw = 0
+      this.player.pitch = 0
       await actions.teleportBody(this, spawn)
       this.player.spawnPoint = spawn.floored()
       await this.player.worldSendRestOfChunks()
@@ -182,15 +185,8 @@ class Sidecar {
       await actions.selectHotbar(this, 0)
       await actions.settleInventory(this)
     })
-    // the last region's chunks are not coming back: free them
-    if (old) {
-      const ox = old.region.origin.x >> 4
-      for (const key of Object.keys(serv.overworld.async?.columns ?? serv.overworld.columns ?? {})) {
-        const [cx, cz] = key.split(',').map(Number)
-        if (Math.abs(cx - ox) < 64) serv.overworld.unloadColumn(cx, cz)
-      }
-      this.regions.delete(old.region.index)
-    }
+    // the last region's chunks are freed by flying-squid itself once no player is near them
+    if (old) this.regions.delete(old.region.index)
     return { ...this.observe(), reset_s: (Date.now() - t0) / 1000 }
   }
 
