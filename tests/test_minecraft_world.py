@@ -66,6 +66,16 @@ def test_reset_gives_the_tasks_inventory_and_refuses_unknown_tasks(side):
 
 
 @needs_js
+def test_the_world_stands_still_between_ops(side):
+    side.reset("sugar", seed=1)
+    before = side.observe()["tick"]
+    time.sleep(1.0)
+    assert side.observe()["tick"] == before  # no server tick while the model thinks
+    side.execute("chop tree", "oak_log", 1, max_ticks=20)  # one second of game time, whatever it gets
+    assert side.observe()["tick"] > before  # ...and the world runs during an action
+
+
+@needs_js
 def test_craft_follows_recipes_and_names_what_is_missing(side):
     side.reset("wooden_pickaxe", seed=2)
     refused = side.craft("wooden_pickaxe", 1)

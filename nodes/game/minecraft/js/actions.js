@@ -292,7 +292,7 @@ async function teleportBody (side, pos) {
 
 async function teleportToSpawn (side) {
   await teleportBody(side, side.episode.spawn)
-  await side.bot.waitForChunksToLoad()
+  await side.ensureChunks()
   return ok('teleported to the spawn point')
 }
 
@@ -354,14 +354,24 @@ async function execute (side, prompt, goalItem, num, maxTicks) {
     if (n >= num) return ok(`subgoal "${prompt}" reached: got ${n} ${goal} (now ${countOf(side, goal)})`, { got: n })
     return fail(`subgoal "${prompt}" not reached: got ${n} of ${num} ${goal}${reason ? '; ' + reason : ''}`, { got: n })
   }
-  if (wantMobs && mobNames.length === 0) return fail(`execute: no mob drops ${goal}`)
-  if (!wantMobs && blockIds.length === 0) return fail(`execute: no block yields ${goal} when mined`)
+  const looseGoal = () => bot.nearestEntity(e => e.name === 'item' && side.serv.entities[e.id] &&
+    e.getDroppedItem?.()?.name === goal && e.position.distanceTo(bot.entity.position) < 48)
+  if (!looseGoal()) {
+    if (wantMobs && mobNames.length === 0) return fail(`execute: no mob drops ${goal}`)
+    if (!wantMobs && blockIds.length === 0) return fail(`execute: no block yields ${goal} when mined, and none lies around`)
+  }
 
   let lastError = ''
   let attempts = 0
   while (countOf(side, goal) < target && timeLeft() > 0 && attempts < 64) {
     attempts++
     try {
+      const loose = looseGoal()
+      if (loose) {
+        // the goal item lies on the ground (an egg, a drop): walk over it
+        await collectItemsNear(side, loose.position, timeLeft)
+        continue
+      }
       if (wantMobs) {
         const mob = bot.nearestEntity(e => mobNames.includes(e.name) && e.isValid !== false && side.serv.entities[e.id])
         if (!mob) return report(`no ${mobNames.join(' or ')} in sight`)
@@ -386,14 +396,23 @@ async function execute (side, prompt, goalItem, num, maxTicks) {
       }
     } catch (err) {
       lastError = err.message
-      bot.pathfinder.stop()
+      await stopEverything(bot)
       if (/timed out/.test(lastError)) break
     }
   }
-  bot.pathfinder.stop()
-  bot.clearControlStates()
+  await stopEverything(bot)
   await settleInventory(side)
   return report(timeLeft() <= 0 ? `the step budget (${budgetTicks} ticks) ran out` : lastError)
+}
+
+/** A budget that ran out leaves collectblock, the pathfinder or a dig going: stop them all, so that the
+ *  next call starts from rest. */
+async function stopEverything (bot) {
+  try { await bot.collectBlock.cancelTask() } catch (err) {}
+  bot.pathfinder.stop()
+  bot.pathfinder.setGoal(null)
+  try { bot.stopDigging() } catch (err) {}
+  bot.clearControlStates()
 }
 
 async function equipBestWeapon (side) {

@@ -133,6 +133,37 @@ class Sidecar {
     }
   }
 
+  /** The chunks around the body, on the client. flying-squid sends them on a move, from a promise chain that
+   *  stops at its first failure and can race a second send; so wait for it, then send what is still missing. */
+  async ensureChunks () {
+    const bot = this.bot
+    const player = this.player
+    await player.worldSendRestOfChunks().catch((err) => console.error('chunk send:', err.message))
+    await waitFor(() => !player.sendingChunks, 15000, 'flying-squid to send the chunks')
+    const near = Math.min(2, this.viewDistance)
+    const cx0 = Math.floor(bot.entity.position.x / 16)
+    const cz0 = Math.floor(bot.entity.position.z / 16)
+    const missing = () => {
+      const out = []
+      for (let dx = -near; dx <= near; dx++) {
+        for (let dz = -near; dz <= near; dz++) {
+          if (!bot.world.getColumn(cx0 + dx, cz0 + dz)) out.push([cx0 + dx, cz0 + dz])
+        }
+      }
+      return out
+    }
+    for (let attempt = 0; attempt < 3 && missing().length; attempt++) {
+      if (attempt > 0) console.error(`resending ${missing().length} chunks`)
+      for (const [cx, cz] of missing()) {
+        player.loadedChunks[`${cx},${cz}`] = 1
+        await player.sendChunk(cx, cz, await this.serv.overworld.getColumn(cx, cz))
+      }
+      const t0 = Date.now()
+      while (missing().length && Date.now() - t0 < 3000) await new Promise(resolve => setTimeout(resolve, 20))
+    }
+    if (missing().length) throw new Error(`the client did not get ${missing().length} chunks around spawn`)
+  }
+
   spawnOf (region) {
     const h = region.height(0, 0)
     return new Vec3(region.origin.x + 0.5, h + 1, region.origin.z + 0.5)
@@ -175,8 +206,7 @@ class Sidecar {
       this.player.pitch = 0
       await actions.teleportBody(this, spawn)
       this.player.spawnPoint = spawn.floored()
-      await this.player.worldSendRestOfChunks()
-      await this.bot.waitForChunksToLoad()
+      await this.ensureChunks()
       await this.bot.look(0, 0, true)
       for (const [name, count] of Object.entries(spec.env.init_inventory ?? {})) {
         actions.giveItem(this, name.replace(/^minecraft:/, ''), count)
@@ -201,10 +231,11 @@ class Sidecar {
       const lx = Math.round(Math.cos(angle) * r)
       const lz = Math.round(Math.sin(angle) * r)
       const pos = new Vec3(region.origin.x + lx + 0.5, region.height(lx, lz) + 1, region.origin.z + lz + 0.5)
-      if (reg.entitiesByName[name]?.type === 'mob' || reg.entitiesByName[name]?.type === 'animal' || reg.entitiesByName[name]?.type === 'hostile' || reg.entitiesByName[name]?.type === 'ambient' || reg.entitiesByName[name]?.type === 'passive') {
+      const category = reg.entitiesByName[name]?.category ?? ''
+      if (category.endsWith('mobs')) {
         serv.spawnMob(reg.entitiesByName[name].id, serv.overworld, pos, {})
       } else if (reg.itemsByName[name] && !reg.blocksByName[name]) {
-        serv.dropItems(serv.overworld, pos, [[name, 1]])
+        serv.dropItems(serv.overworld, pos, [[name, 1]]) // an egg: lying on the ground, as if laid
       }
       // blocks and plants (water, sugar_cane, wheat, flowers...) are the generator's: see world.js
     }
@@ -220,6 +251,7 @@ class Sidecar {
       equipped: actions.heldName(this),
       position: { x: round2(p.x - origin.x), y: round2(p.y), z: round2(p.z - origin.z) },
       ...vabAngles(bot.entity.yaw, bot.entity.pitch),
+      tick: this.serv.tickCount,
       task: this.episode?.task ?? null,
       seed: this.episode?.seed ?? null
     }

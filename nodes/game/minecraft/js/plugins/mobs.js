@@ -8,12 +8,14 @@
  *
  * What this plugin adds, because the food, leather, string and bone tasks depend on it:
  * - each mob's real maximum health (a chicken has 4, a cow 10, a spider 16...);
- * - the held weapon's attack damage (a sword or an axe hits harder than a fist);
+ * - the held weapon's attack damage (a sword or an axe hits harder than a fist), and a knockback that fits
+ *   the velocity packet (flying-squid's own overflows it and gets the attacker disconnected);
  * - on death: the mob is removed for every client and drops its loot from minecraft-data's entityLoot
  *   (cow: leather and beef, sheep: white wool and mutton, spider: string and spider eye...), counted with the
  *   episode's seeded random stream, at the place it died.
  */
 
+const { Vec3 } = require('vec3')
 const { between } = require('./rng')
 
 const MAX_HEALTH = {
@@ -58,6 +60,12 @@ module.exports.player = function (player, serv) {
   player.on('attack_cancel', (data) => {
     const held = player.inventory.slots[36 + player.heldItemSlot]
     data.damage = DAMAGE[held?.name] ?? 1
+    // flying-squid's knockback (5× the distance, in blocks per second) overflows the velocity packet's
+    // 16 bits at a few blocks' distance and disconnects the client: a gentle push instead
+    const away = data.attackedEntity.position.minus(player.position)
+    const flat = new Vec3(away.x, 0, away.z)
+    const len = Math.hypot(flat.x, flat.z) || 1
+    data.velocity = flat.scaled(2 / len).offset(0, 1, 0)
   })
   player.on('attack_done', (data, cancelled) => {
     const mob = data.attackedEntity
