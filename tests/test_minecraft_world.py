@@ -61,6 +61,10 @@ def test_reset_gives_the_tasks_inventory_and_refuses_unknown_tasks(side):
     assert obs["equipped"] == "oak_log"
     assert obs["pitch"] == 0 and obs["yaw"] == 0
     assert 0.1 < obs["reset_s"] < 10
+    # the task's cow stands near spawn: an empty bucket milks it
+    milked = side.execute("milk cow", "milk_bucket", 1)
+    assert milked["success"], milked["message"]
+    assert side.observe()["inventory"] == {"oak_log": 64, "bucket": 2, "milk_bucket": 1}
     with pytest.raises(SidecarError, match="unknown task"):
         side.reset("no_such_task", seed=1)
 

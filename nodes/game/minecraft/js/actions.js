@@ -182,6 +182,23 @@ async function needStation (side, name) {
 
 // ---------- craft ----------
 
+/** id → count a recipe takes from the grid. From its shape or ingredient list: prismarine-recipe's delta
+ *  nets the containers a recipe gives back (cake: milk buckets in, buckets out) to zero. */
+function consumedBy (recipe) {
+  const out = new Map()
+  const cells = recipe.inShape ? recipe.inShape.flat() : (recipe.ingredients ?? [])
+  // shapeless ingredients carry count -1 (taken), shaped cells +1
+  for (const c of cells) if (c && c.id >= 0) out.set(c.id, (out.get(c.id) ?? 0) + Math.abs(c.count ?? 1))
+  return out
+}
+
+/** id → count a recipe leaves in the grid. */
+function leftBy (recipe) {
+  const out = new Map()
+  for (const c of (recipe.outShape ?? []).flat()) if (c && c.id >= 0) out.set(c.id, (out.get(c.id) ?? 0) + (c.count ?? 1))
+  return out
+}
+
 async function craft (side, item, num) {
   item = plain(item)
   const reg = side.serv.registry
@@ -197,11 +214,10 @@ async function craft (side, item, num) {
   for (const r of recipes) {
     const times = Math.ceil(num / r.result.count)
     const missing = []
-    for (const d of r.delta) {
-      if (d.count >= 0) continue
-      const need = -d.count * times
-      const got = have[nameOf(d.id)] ?? 0
-      if (got < need) missing.push(`${need - got} ${nameOf(d.id)}`)
+    for (const [id, n] of consumedBy(r)) {
+      const need = n * times
+      const got = have[nameOf(id)] ?? 0
+      if (got < need) missing.push(`${need - got} ${nameOf(id)}`)
     }
     if (missing.length === 0) { best = { r, times }; break }
     if (!bestMissing || missing.length < bestMissing.length) bestMissing = missing
@@ -213,9 +229,11 @@ async function craft (side, item, num) {
     if (st.error) return fail(`cannot craft ${item}: its recipe needs a 3×3 grid and ${st.error}`)
     if (st.placed) note = ' (placed a crafting_table first)'
   }
-  for (const d of best.r.delta) if (d.count < 0) takeItem(side, nameOf(d.id), -d.count * best.times)
+  for (const [id, n] of consumedBy(best.r)) takeItem(side, nameOf(id), n * best.times)
   const made = best.r.result.count * best.times
   giveItem(side, item, made)
+  // what stays in the grid (the empty buckets of a cake)
+  for (const [id, n] of leftBy(best.r)) giveItem(side, nameOf(id), n * best.times)
   await settleInventory(side)
   return ok(`crafted ${made} ${item}${note}`)
 }
@@ -298,7 +316,7 @@ async function teleportToSpawn (side) {
 
 // ---------- execute: the scripted stand-in for Steve-1 ----------
 
-const MINE_VERBS = new Set(['mine', 'dig', 'chop', 'cut', 'collect', 'gather', 'get', 'obtain', 'break', 'harvest', 'pick', 'find'])
+const MINE_VERBS = new Set(['milk', 'fill', 'scoop', 'mine', 'dig', 'chop', 'cut', 'collect', 'gather', 'get', 'obtain', 'break', 'harvest', 'pick', 'find'])
 const KILL_VERBS = new Set(['kill', 'hunt', 'attack', 'slay', 'fight', 'combat', 'shear'])
 
 /** Which blocks and mobs yield `item` when dug or killed (minecraft-data's loot tables, plus the block itself). */
@@ -354,6 +372,7 @@ async function execute (side, prompt, goalItem, num, maxTicks) {
     if (n >= num) return ok(`subgoal "${prompt}" reached: got ${n} ${goal} (now ${countOf(side, goal)})`, { got: n })
     return fail(`subgoal "${prompt}" not reached: got ${n} of ${num} ${goal}${reason ? '; ' + reason : ''}`, { got: n })
   }
+  if (FILLS[goal]) return fillBucket(side, prompt, goal, num, budgetTicks)
   const looseGoal = () => bot.nearestEntity(e => e.name === 'item' && side.serv.entities[e.id] &&
     e.getDroppedItem?.()?.name === goal && e.position.distanceTo(bot.entity.position) < 48)
   if (!looseGoal()) {
@@ -403,6 +422,51 @@ async function execute (side, prompt, goalItem, num, maxTicks) {
   await stopEverything(bot)
   await settleInventory(side)
   return report(timeLeft() <= 0 ? `the step budget (${budgetTicks} ticks) ran out` : lastError)
+}
+
+/** Buckets filled by using an empty one on a cow or a water source (Minecraft's use-item on them, which
+ *  flying-squid lacks): applied on the server once the body stands next to the source. */
+const FILLS = {
+  milk_bucket: { mob: 'cow' },
+  water_bucket: { block: 'water' }
+}
+
+async function fillBucket (side, prompt, goal, num, budgetTicks) {
+  const bot = side.bot
+  const reg = side.serv.registry
+  const deadline = Date.now() + budgetTicks * 50
+  let got = 0
+  const report = (reason) => got >= num
+    ? ok(`subgoal "${prompt}" reached: got ${got} ${goal} (now ${countOf(side, goal)})`, { got })
+    : fail(`subgoal "${prompt}" not reached: got ${got} of ${num} ${goal}${reason ? '; ' + reason : ''}`, { got })
+  while (got < num) {
+    if (countOf(side, 'bucket') < 1) return report('it needs an empty bucket in the inventory')
+    if (Date.now() > deadline) return report(`the step budget (${budgetTicks} ticks) ran out`)
+    const { mob, block } = FILLS[goal]
+    let at
+    if (mob) {
+      const e = bot.nearestEntity(x => x.name === mob && side.serv.entities[x.id])
+      if (!e) return report(`no ${mob} in sight`)
+      at = e.position
+    } else {
+      const b = bot.findBlock({ matching: reg.blocksByName[block].id, maxDistance: 64, useExtraInfo: (x) => x.metadata === 0 })
+      if (!b) return report(`no ${block} source within 64 blocks`)
+      at = b.position
+    }
+    try {
+      await withTimeout(bot.pathfinder.goto(new goals.GoalNear(at.x, at.y, at.z, 2)), deadline - Date.now())
+    } catch (err) {
+      await stopEverything(bot)
+      return report(err.message)
+    }
+    await bot.lookAt(at.offset(0.5, 0.5, 0.5), true)
+    takeItem(side, 'bucket', 1)
+    giveItem(side, goal, 1)
+    // a water source stays: the world's waters are pools, which refill in Minecraft
+    got++
+  }
+  await settleInventory(side)
+  return report('')
 }
 
 /** A budget that ran out leaves collectblock, the pathfinder or a dig going: stop them all, so that the
