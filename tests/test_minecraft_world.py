@@ -5,6 +5,7 @@ process that owns it. One sidecar serves the module; each episode starts with a 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -185,3 +186,36 @@ def _is_sidecar_on(pid: int, port: int) -> bool:
     except OSError:
         return False
     return any(a.endswith(b"sidecar.js") for a in argv) and str(port).encode() in argv and _alive(pid)
+
+
+@needs_js
+def test_block_drops_follow_harvest_tools_and_mob_loot():
+    """plugins/drops.js and plugins/mobs.js on minecraft-data's 1.16.5 facts, in node without a server."""
+    script = textwrap.dedent("""
+        const reg = require('prismarine-registry')('1.16.5')
+        const Block = require('prismarine-block')(reg)
+        const Item = require('prismarine-item')(reg)
+        const { dropsFor } = require('./plugins/drops')
+        const { lootFor } = require('./plugins/mobs')
+        const { seeded } = require('./plugins/rng')
+        const rng = seeded(1)
+        const dig = (block, tool) => dropsFor(reg, Block.fromStateId(reg.blocksByName[block].defaultState, 0),
+                                              tool ? new Item(reg.itemsByName[tool].id, 1) : null, rng)
+        const ripeWheat = Block.fromStateId(reg.blocksByName.wheat.minStateId + 7, 0)
+        console.log(JSON.stringify({
+          iron_wooden: dig('iron_ore', 'wooden_pickaxe'), iron_stone: dig('iron_ore', 'stone_pickaxe'),
+          stone_hand: dig('stone'), stone_wooden: dig('stone', 'wooden_pickaxe'),
+          coal: dig('coal_ore', 'wooden_pickaxe'), log_hand: dig('oak_log'), sand: dig('sand'),
+          diamond_stone: dig('diamond_ore', 'stone_pickaxe'), diamond_iron: dig('diamond_ore', 'iron_pickaxe'),
+          wheat: dropsFor(reg, ripeWheat, null, rng).map(([n]) => n),
+          cow: lootFor(reg, 'cow', rng).map(([n]) => n), sheep: lootFor(reg, 'sheep', rng).map(([n]) => n),
+        }))
+    """)
+    out = subprocess.run(["node", "-e", script], cwd=JS_DIR, capture_output=True, text=True, timeout=30, check=True)
+    got = json.loads(out.stdout)
+    assert got["iron_wooden"] == [] and got["iron_stone"] == [["iron_ore", 1]]
+    assert got["stone_hand"] == [] and got["stone_wooden"] == [["cobblestone", 1]]
+    assert got["coal"][0][0] == "coal" and got["log_hand"] == [["oak_log", 1]] and got["sand"] == [["sand", 1]]
+    assert got["diamond_stone"] == [] and got["diamond_iron"][0][0] == "diamond"
+    assert "wheat" in got["wheat"] and "wheat_seeds" in got["wheat"]
+    assert sorted(got["cow"]) == ["beef", "leather"] and sorted(got["sheep"]) == ["mutton", "white_wool"]
