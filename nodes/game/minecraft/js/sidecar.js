@@ -10,6 +10,25 @@
  * carries nothing but replies. The first line on stdout is {"id": 0, "ok": true, "result": {"ready": ...}}
  * once the bot has spawned, or an error reply if the server or bot could not start.
  *
+ * The ops (every action's result is {success, message, ...}: a refused action is an ordinary reply, ok=false
+ * is kept for requests that cannot be served: an unknown op or task, bad arguments, no episode yet):
+ *   reset {task, seed=0}        a fresh region for VAB's task (by name, from data/minecraft_tasks_v1.3.json) and
+ *                               seed; inventory cleared and the task's init_inventory given; its mobs and items
+ *                               spawned → observe's result + {reset_s}
+ *   observe {}                  {inventory: {name: count} over the 36 slots, equipped: name or "none",
+ *                               position: {x, y, z} with x and z relative to the episode's origin, pitch and yaw in
+ *                               VAB's degrees (pitch > 0 looks down; yaw 0 north, 90 east, 180 south, 270 west),
+ *                               tick: the server's tick count (it moves only during ops), task, seed}
+ *   give {item, count=1}        items into the inventory (tests, debugging) → observe's result
+ *   blocks {radius=8, y0=1, y1=90}  every block in the (2r+1)² columns around spawn → {digest (sha256 of the
+ *                               state ids), counts: {block name: n}, radius, y0, y1}
+ *   craft {item, num=1}         Minecraft's recipe; a crafting table in reach or placed from the inventory for 3×3
+ *   smelt {item, num=1}         item is the output (iron_ingot); a furnace in reach or placed, fuel from the inventory
+ *   equip {item}                into the main hand
+ *   teleport_to_spawn {}        back to the episode's spawn
+ *   execute {prompt, goal_item, num=1, max_ticks=1200}  the scripted executor (actions.js) → also {got}
+ *   close {}                    quit the bot and the server, then exit → {closed: true}
+ *
  * Lockstep: between requests the server's tick loop is stopped and the bot's physics is off, so nothing in
  * the world moves while the model thinks; every op that acts runs the world for its duration (see
  * `running`). flying-squid's mobs have no AI, so a paused tick loop freezes them entirely.
