@@ -295,13 +295,15 @@ async function teleportBody (side, pos) {
   const physics = bot.physicsEnabled
   bot.physicsEnabled = false
   try {
-    for (let attempt = 0; attempt < 3; attempt++) {
+    // both ends must agree: a stale position packet from the bot can also move the server's player back
+    const arrived = () => bot.entity.position.distanceTo(pos) <= 0.5 && side.player.position.distanceTo(pos) <= 0.5
+    for (let attempt = 0; attempt < 5 && !arrived(); attempt++) {
       await side.player.teleport(pos)
       const t0 = Date.now()
       while (bot.entity.position.distanceTo(pos) > 0.5 && Date.now() - t0 < 3000) await sleep(20)
-      if (bot.entity.position.distanceTo(pos) <= 0.5) break
+      await sleep(100) // let a packet already on its way land before judging
     }
-    if (bot.entity.position.distanceTo(pos) > 0.5) throw new Error(`the body did not arrive at ${pos} (it is at ${bot.entity.position})`)
+    if (!arrived()) throw new Error(`the body did not arrive at ${pos} (the client has it at ${bot.entity.position}, the server at ${side.player.position})`)
     bot.entity.velocity.set(0, 0, 0)
   } finally {
     bot.physicsEnabled = physics

@@ -51,6 +51,7 @@ const mcServer = require('flying-squid')
 const mineflayer = require('mineflayer')
 const { Vec3 } = require('vec3')
 const world = require('./world')
+const { LAYOUT } = require('./init_layout')
 const { seeded } = require('./plugins/rng')
 const actions = require('./actions')
 
@@ -231,6 +232,9 @@ class Sidecar {
         actions.giveItem(this, name.replace(/^minecraft:/, ''), count)
       }
       this.spawnInitEntities(spec.init_command ?? [], region, spawn)
+      // the body must have seen them before the first action looks for them
+      const seen = () => Object.values(serv.entities).every(e => e.type === 'player' || this.bot.entities[e.id])
+      await waitFor(seen, 5000, 'the body to see the spawned mobs and items').catch((err) => console.error(err.message))
       await actions.selectHotbar(this, 0)
       await actions.settleInventory(this)
     })
@@ -239,24 +243,23 @@ class Sidecar {
     return { ...this.observe(), reset_s: (Date.now() - t0) / 1000 }
   }
 
-  /** The task's mobs and items near spawn: each in its own spot, 3 to 6 blocks away, as VAB summons them. */
+  /** The task's mobs and items in VAB's lines near spawn (init_layout.js); with mobs comes VAB's strength
+   *  effect, so that one hit kills. Blocks and plants are the generator's (world.js). */
   spawnInitEntities (names, region, spawn) {
     const serv = this.serv
     const reg = serv.registry
-    let k = 0
+    serv.vabStrength = false
     for (const name of names) {
-      const angle = (k++ * 2.39996) // golden angle: spots that do not overlap
-      const r = 4 + (k % 3)
-      const lx = Math.round(Math.cos(angle) * r)
-      const lz = Math.round(Math.sin(angle) * r)
-      const pos = new Vec3(region.origin.x + lx + 0.5, region.height(lx, lz) + 1, region.origin.z + lz + 0.5)
-      const category = reg.entitiesByName[name]?.category ?? ''
-      if (category.endsWith('mobs')) {
-        serv.spawnMob(reg.entitiesByName[name].id, serv.overworld, pos, {})
-      } else if (reg.itemsByName[name] && !reg.blocksByName[name]) {
-        serv.dropItems(serv.overworld, pos, [[name, 1]]) // an egg: lying on the ground, as if laid
+      const layout = LAYOUT[name]
+      if (!layout) continue
+      const at = (x, z) => new Vec3(region.origin.x + x + 0.5, region.height(x, z) + 1, region.origin.z + z + 0.5)
+      if (layout.mobs) {
+        serv.vabStrength = true
+        for (const z of layout.mobs.z) serv.spawnMob(reg.entitiesByName[layout.mobs.name].id, serv.overworld, at(layout.mobs.x, z), {})
       }
-      // blocks and plants (water, sugar_cane, wheat, flowers...) are the generator's: see world.js
+      for (const it of layout.items ?? []) {
+        for (const z of it.z) serv.dropItems(serv.overworld, at(it.x, z), [[it.item, it.count]])
+      }
     }
   }
 

@@ -16,10 +16,12 @@
  * - ores at their Minecraft depths: coal, iron, gold, redstone, lapis, diamond as small veins in stone, and
  *   one guaranteed vein of each (two of iron) within 6 blocks of spawn so that every task is solvable;
  * - a pond 8 blocks from spawn with a sand shore and sugar cane on it;
- * - the task's `init_command` plants and blocks a few blocks from spawn (water, sugar cane, wheat, potatoes,
- *   carrots, bamboo, flowers, obsidian, blackstone); its mobs and items (cow, egg...) are spawned by the
- *   sidecar at reset, see sidecar.js.
+ * - for a task with an `init_command`, VAB's field (init_layout.js): flat grass cleared of trees 30 blocks
+ *   around spawn, and the task's rows of water, sugar cane, crops, flowers, obsidian or blackstone; the four
+ *   near trees and the pond move just outside the field. Its mobs and items are spawned by the sidecar.
  */
+
+const { CLEARED, FLAT, blockRows } = require('./init_layout')
 
 const SURFACE = 64
 const REGION_STRIDE = 2048
@@ -84,22 +86,11 @@ const GUARANTEED_VEINS = [
 
 const FIXED_TREES = [[-6, -4], [5, -8], [-8, 7], [-3, 9]]
 
-/** Where the task's plants and blocks go, relative to spawn. */
-const PLANT_SPOTS = {
-  water: [[3, -2], [3, -1], [4, -2], [4, -1]],
-  sugar_cane: [[5, -2], [5, -1]],
-  wheat: [[-3, 2], [-3, 3], [-2, 2], [-2, 3]],
-  potatoes: [[-3, -2], [-2, -2], [-3, -3]],
-  carrots: [[2, 3], [3, 3], [2, 4]],
-  bamboo: [[-2, -4], [-1, -4]],
-  lily_of_the_valley: [[1, -3], [0, -3]],
-  oxeye_daisy: [[-1, 3], [0, 3]],
-  red_tulip: [[1, 3]],
-  orange_tulip: [[1, 4]],
-  azure_bluet: [[-1, 4]],
-  obsidian: [[2, -4], [3, -4], [2, -5], [3, -5]],
-  blackstone: [[-4, 1], [-4, 0], [-5, 1]]
-}
+/** Trees and pond for a task with an init_command: just outside VAB's cleared field. */
+const FIELD_TREES = [[-34, -4], [34, 8], [-6, -34], [12, -34]]
+const FIELD_POND = { x: 40, z: 6, r: 3 }
+
+const inside = (box, x, z) => x >= box.x[0] && x <= box.x[1] && z >= box.z[0] && z <= box.z[1]
 
 /** An episode's parameters: the world of (task, seed), with its origin in world coordinates. */
 class Region {
@@ -111,18 +102,18 @@ class Region {
     this.initCommand = initCommand
     this.origin = { x: index * REGION_STRIDE + REGION_STRIDE / 2, z: 0 }
     this.key = hash(strHash(task), seed | 0)
-    this.plants = new Map() // "lx,lz" → plant name
-    for (const name of initCommand) {
-      for (const [x, z] of PLANT_SPOTS[name] ?? []) this.plants.set(`${x},${z}`, name)
-    }
+    this.field = initCommand.length > 0 // VAB clears a flat field for the task's rows and mobs
+    this.rows = blockRows(initCommand)
+    this.pond = this.field ? FIELD_POND : POND
+    this.fixedTrees = this.field ? FIELD_TREES : FIXED_TREES
   }
 
   height (lx, lz) {
-    const dSpawn = Math.hypot(lx, lz)
-    const dPond = Math.hypot(lx - POND.x, lz - POND.z)
+    const dSpawn = this.field ? Math.max(lx - FLAT.x[1], FLAT.x[0] - lx, lz - FLAT.z[1], FLAT.z[0] - lz) : Math.hypot(lx, lz) - 6
+    const dPond = Math.hypot(lx - this.pond.x, lz - this.pond.z)
     const hill = 4 * noise(this.key, lx, lz, 24) + 2 * noise(this.key + 1, lx, lz, 9) - 3
-    // flat around spawn and the pond, hills further out
-    const flatness = Math.min(1, Math.max(0, (Math.min(dSpawn - 6, dPond - 6)) / 10))
+    // flat around spawn (VAB's field) and the pond, hills further out
+    const flatness = Math.min(1, Math.max(0, (Math.min(dSpawn, dPond - 6)) / 10))
     return SURFACE + Math.round(hill * flatness)
   }
 
@@ -132,12 +123,13 @@ class Region {
     if (unit(this.key, 11, cellX, cellZ) >= density) return null
     const x = cellX * 5 + Math.floor(unit(this.key, 12, cellX, cellZ) * 5)
     const z = cellZ * 5 + Math.floor(unit(this.key, 13, cellX, cellZ) * 5)
-    if (Math.hypot(x, z) < 4 || Math.hypot(x - POND.x, z - POND.z) < POND.r + 3 || Math.abs(x) + Math.abs(z) < 8) return null
+    if (Math.hypot(x, z) < 4 || Math.hypot(x - this.pond.x, z - this.pond.z) < this.pond.r + 3 || Math.abs(x) + Math.abs(z) < 8) return null
+    if (this.field && inside(CLEARED, x, z)) return null
     return { x, z, h: 4 + Math.floor(unit(this.key, 14, cellX, cellZ) * 3) }
   }
 
   treesNear (lx0, lz0, lx1, lz1) {
-    const out = FIXED_TREES.map(([x, z], i) => ({ x, z, h: 4 + (hash(this.key, 20 + i) % 3) }))
+    const out = this.fixedTrees.map(([x, z], i) => ({ x, z, h: 4 + (hash(this.key, 20 + i) % 3) }))
     for (let cx = Math.floor((lx0 - 3) / 5); cx <= Math.floor((lx1 + 3) / 5); cx++) {
       for (let cz = Math.floor((lz0 - 3) / 5); cz <= Math.floor((lz1 + 3) / 5); cz++) {
         const t = this.tree(cx, cz)
@@ -194,22 +186,25 @@ function generation (options) {
         const lx = chunkX * 16 + x - ox
         const lz = chunkZ * 16 + z - oz
         const h = region.height(lx, lz)
-        const dPond = Math.hypot(lx - POND.x, lz - POND.z)
+        const pond = region.pond
+        const dPond = Math.hypot(lx - pond.x, lz - pond.z)
         set(x, 0, z, 'bedrock')
         for (let y = 1; y < h - 3; y++) set(x, y, z, region.ore(lx, y, lz) ?? 'stone')
-        if (dPond < POND.r) {
+        if (dPond < pond.r) {
           for (let y = h - 3; y < h - 2; y++) set(x, y, z, 'sand')
           set(x, h - 2, z, 'water'); set(x, h - 1, z, 'water')
-        } else if (dPond < POND.r + 1.6) {
+        } else if (dPond < pond.r + 1.6) {
           for (let y = h - 3; y <= h; y++) set(x, y, z, 'sand')
           const cane = unit(region.key, 90, lx, lz) < 0.45
           if (cane) for (let k = 1; k <= 2 + (hash(region.key, 91, lx, lz) % 2); k++) set(x, h + k, z, 'sugar_cane')
         } else {
           for (let y = h - 3; y < h; y++) set(x, y, z, 'dirt')
           set(x, h, z, B.grass_block.minStateId + 1) // snowy=false
-          const plant = region.plants.get(`${lx},${lz}`)
-          if (plant) placePlant(set, x, h, z, plant, B)
-          else if (unit(region.key, 95, lx, lz) < 0.08 && Math.hypot(lx, lz) > 2) {
+          const rows = region.rows.get(`${lx},${lz}`)
+          if (rows) {
+            // feet are at h + 1: dy -1 replaces the ground
+            for (const row of rows) set(x, h + 1 + row.dy, z, row.age !== undefined ? B[row.block].minStateId + row.age : row.block)
+          } else if (!(region.field && inside(CLEARED, lx, lz)) && unit(region.key, 95, lx, lz) < 0.08 && Math.hypot(lx, lz) > 2) {
             const r = unit(region.key, 96, lx, lz)
             set(x, h + 1, z, r < 0.8 ? 'grass' : (r < 0.9 ? 'dandelion' : 'poppy'))
           }
@@ -245,20 +240,6 @@ function generation (options) {
       for (let k = 1; k <= t.h; k++) put(t.x, base + k, t.z, 'oak_log', false)
     }
     return chunk
-  }
-}
-
-function placePlant (set, x, h, z, plant, B) {
-  switch (plant) {
-    case 'water': set(x, h, z, 'water'); break
-    case 'sugar_cane': set(x, h, z, 'sand'); set(x, h + 1, z, 'sugar_cane'); set(x, h + 2, z, 'sugar_cane'); break
-    case 'wheat': case 'potatoes': case 'carrots':
-      set(x, h, z, B.farmland.minStateId + 7) // moist
-      set(x, h + 1, z, B[plant].minStateId + 7) // ripe
-      break
-    case 'bamboo': for (let k = 1; k <= 3; k++) set(x, h + k, z, 'bamboo'); break
-    case 'obsidian': case 'blackstone': set(x, h + 1, z, plant); break
-    default: set(x, h + 1, z, plant) // flowers
   }
 }
 

@@ -10,6 +10,7 @@
  * - each mob's real maximum health (a chicken has 4, a cow 10, a spider 16...);
  * - the held weapon's attack damage (a sword or an axe hits harder than a fist), and a knockback that fits
  *   the velocity packet (flying-squid's own overflows it and gets the attacker disconnected);
+ * - VAB's strength effect for tasks that summon mobs (serv.vabStrength, set by the sidecar): one hit kills;
  * - on death: the mob is removed for every client and drops its loot from minecraft-data's entityLoot
  *   (cow: leather and beef, sheep: white wool and mutton, spider: string and spider eye...), counted with the
  *   episode's seeded random stream, at the place it died.
@@ -59,7 +60,7 @@ module.exports.player = function (player, serv) {
   const { registry } = serv
   player.on('attack_cancel', (data) => {
     const held = player.inventory.slots[36 + player.heldItemSlot]
-    data.damage = DAMAGE[held?.name] ?? 1
+    data.damage = serv.vabStrength ? 1000 : (DAMAGE[held?.name] ?? 1)
     // flying-squid's knockback (5× the distance, in blocks per second) overflows the velocity packet's
     // 16 bits at a few blocks' distance and disconnects the client: a gentle push instead
     const away = data.attackedEntity.position.minus(player.position)
