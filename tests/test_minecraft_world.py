@@ -94,11 +94,12 @@ def test_craft_follows_recipes_and_names_what_is_missing(side):
     assert not no_table["success"] and "crafting_table" in no_table["message"]
     assert side.craft("crafting_table", 1)["success"]
     made = side.craft("wooden_pickaxe", 1)
-    assert made["success"] and "placed a crafting_table" in made["message"]
+    assert made["success"] and "placed a crafting_table first and took the crafting_table back" in made["message"]
     inv = side.observe()["inventory"]
-    # 4 logs → 12 planks (3 logs) → 4 sticks (2 planks) → a table (4 planks) → a pickaxe (3 planks, 2 sticks)
-    assert inv == {"oak_log": 1, "oak_planks": 3, "stick": 2, "wooden_pickaxe": 1}
-    assert inv.get("crafting_table", 0) == 0  # it stands in the world now
+    # 4 logs → 12 planks (3 logs) → 4 sticks (2 planks) → a table (4 planks) → a pickaxe (3 planks, 2 sticks);
+    # the table set down for the 3x3 grid is carried on
+    assert inv == {"oak_log": 1, "oak_planks": 3, "stick": 2, "wooden_pickaxe": 1, "crafting_table": 1}
+    assert side.blocks(radius=3)["counts"].get("crafting_table", 0) == 0  # nothing left standing in the world
     assert side.equip("wooden_pickaxe")["success"] and side.observe()["equipped"] == "wooden_pickaxe"
     assert not side.equip("diamond")["success"]
 

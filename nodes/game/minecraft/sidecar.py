@@ -65,25 +65,40 @@ class Sidecar:
 
     # ---------- life ----------
 
+    @staticmethod
+    def missing(js_dir: Path = JS_DIR) -> str | None:
+        """What this machine lacks to run the sidecar, in words with the fix; None when nothing."""
+        if shutil.which("node") is None:
+            return ("no `node` on PATH: the Minecraft environment needs Node.js 20 or newer "
+                    "(Debian: apt-get install nodejs; setup.sh installs it)")
+        if not (js_dir / "sidecar.js").is_file():
+            return f"{js_dir / 'sidecar.js'} is missing"
+        if not (js_dir / "node_modules" / "flying-squid").is_dir():
+            return f"{js_dir / 'node_modules'} is not installed (flying-squid, mineflayer...): run bash setup.sh"
+        return None
+
     def start(self) -> dict[str, Any]:
         """Start node and wait until the bot has spawned; returns the sidecar's ready line (its timings)."""
+        self.spawn()
+        return self.wait_ready()
+
+    def spawn(self) -> None:
+        """Start node without waiting for it: the thread that calls this is the one the child dies with, so
+        an event loop's thread spawns and another thread may wait (:meth:`wait_ready`)."""
+        if (problem := self.missing(self.js_dir)) is not None:
+            raise SidecarError(problem)
         node = shutil.which("node")
-        if node is None:
-            raise SidecarError("no `node` on PATH: the Minecraft environment needs Node.js 20 or newer "
-                               "(Debian: apt-get install nodejs; setup.sh installs it)")
-        script = self.js_dir / "sidecar.js"
-        if not script.is_file():
-            raise SidecarError(f"{script} is missing")
-        if not (self.js_dir / "node_modules" / "flying-squid").is_dir():
-            raise SidecarError(f"{self.js_dir / 'node_modules'} is not installed (flying-squid, mineflayer...): "
-                               "run bash setup.sh")
+        assert node is not None
         self.proc = subprocess.Popen(
-            [node, str(script), "--port", str(self.port), "--view-distance", str(self.view_distance)],
+            [node, str(self.js_dir / "sidecar.js"), "--port", str(self.port), "--view-distance", str(self.view_distance)],
             cwd=self.js_dir, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             start_new_session=True, preexec_fn=die_with_parent,
         )
         threading.Thread(target=self._read_stdout, name=f"mc-sidecar-{self.port}-out", daemon=True).start()
         threading.Thread(target=self._read_stderr, name=f"mc-sidecar-{self.port}-err", daemon=True).start()
+
+    def wait_ready(self) -> dict[str, Any]:
+        """Wait until the bot has spawned; returns the sidecar's ready line (its timings)."""
         self.ready = self._wait_reply(0, self.start_timeout_s, "start")
         return self.ready
 

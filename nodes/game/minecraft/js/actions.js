@@ -36,6 +36,7 @@ function load (bot) {
   moves.allowParkour = false
   moves.allowSprinting = false
   moves.canOpenDoors = false
+  moves.scafoldingBlocks = [] // never build with what the task gathered (it would vanish from the inventory)
   bot.pathfinder.setMovements(moves)
 }
 
@@ -175,9 +176,21 @@ async function needStation (side, name) {
   if (countOf(side, name) > 0) {
     const placed = await placeFromInventory(side, name)
     if (placed) return { block: placed, placed: true }
-    return { error: `there is no free ground next to you to place the ${name}` }
+    // in a one-block tunnel there is nowhere to set it down: the one carried serves where it is
+    return { block: null, placed: false, carried: true }
   }
   return { error: `you need a ${name} within reach or in your inventory` }
+}
+
+/** A station placed from the inventory for one craft or smelt goes back into it afterwards (a furnace only
+ *  with a pickaxe to mine it, as in Minecraft), so the body carries its table and furnace from place to place
+ *  the way VAB's agent does, instead of leaving one behind at every craft. */
+async function takeBack (side, st, name) {
+  if (!st.placed || !st.block) return ''
+  if (name === 'furnace' && !Object.keys(inventoryCounts(side)).some((n) => n.endsWith('_pickaxe'))) return ''
+  await side.serv.setBlock(side.serv.overworld, st.block.position, 0)
+  giveItem(side, name, 1)
+  return ` and took the ${name} back`
 }
 
 // ---------- craft ----------
@@ -227,7 +240,7 @@ async function craft (side, item, num) {
   if (best.r.requiresTable) {
     const st = await needStation(side, 'crafting_table')
     if (st.error) return fail(`cannot craft ${item}: its recipe needs a 3×3 grid and ${st.error}`)
-    if (st.placed) note = ' (placed a crafting_table first)'
+    if (st.placed) note = ' (placed a crafting_table first' + await takeBack(side, st, 'crafting_table') + ')'
   }
   for (const [id, n] of consumedBy(best.r)) takeItem(side, nameOf(id), n * best.times)
   const made = best.r.result.count * best.times
@@ -260,8 +273,9 @@ async function smelt (side, item, num) {
   takeItem(side, input, num)
   takeItem(side, fuelPlan[0], fuelPlan[1])
   giveItem(side, item, num)
+  const note = st.placed ? ' (placed a furnace first' + await takeBack(side, st, 'furnace') + ')' : ''
   await settleInventory(side)
-  return ok(`smelted ${num} ${input} into ${num} ${item} with ${fuelPlan[1]} ${fuelPlan[0]}${st.placed ? ' (placed a furnace first)' : ''}`)
+  return ok(`smelted ${num} ${input} into ${num} ${item} with ${fuelPlan[1]} ${fuelPlan[0]}${note}`)
 }
 
 // ---------- equip, teleport ----------

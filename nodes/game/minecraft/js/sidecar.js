@@ -27,6 +27,8 @@
  *   equip {item}                into the main hand
  *   teleport_to_spawn {}        back to the episode's spawn
  *   execute {prompt, goal_item, num=1, max_ticks=1200}  the scripted executor (actions.js) → also {got}
+ *   view {port=0, width=640, height=360}  start (once) the first-person view of the body (view.js) on loopback
+ *                               → {url, port}
  *   close {}                    quit the bot and the server, then exit → {closed: true}
  *
  * Lockstep: between requests the server's tick loop is stopped and the bot's physics is off, so nothing in
@@ -69,6 +71,7 @@ class Sidecar {
   constructor (port, viewDistance) {
     this.port = port
     this.viewDistance = viewDistance
+    this.view = null // the first-person view, once asked for (op view)
     this.regions = new Map()
     this.nextRegion = 1
     this.episode = null // {task, seed, region, spawn}
@@ -341,7 +344,12 @@ async function main () {
     equip: (a) => side.running(() => actions.equip(side, a.item)),
     teleport_to_spawn: () => side.running(() => actions.teleportToSpawn(side)),
     execute: (a) => side.running(() => actions.execute(side, a.prompt, a.goal_item, a.num ?? 1, a.max_ticks)),
-    close: async () => { setTimeout(() => process.exit(0), 50); side.bot.quit(); await side.serv.quit?.(); return { closed: true } }
+    // the first-person view (view.js), served on loopback for the env node's headless Chromium
+    view: async (a) => {
+      if (!side.view) side.view = await require('./view').startView(side.bot, { port: a.port ?? 0, width: a.width ?? 640, height: a.height ?? 360, viewDistance: side.viewDistance })
+      return { url: side.view.url, port: side.view.port }
+    },
+    close: async () => { setTimeout(() => process.exit(0), 50); await side.view?.close().catch(() => {}); side.bot.quit(); await side.serv.quit?.(); return { closed: true } }
   }
   const rl = readline.createInterface({ input: protocolIn })
   // one request at a time, in order: an op may take seconds and the world must not be shared
@@ -360,7 +368,7 @@ async function main () {
         protocolOut(JSON.stringify({ id: req.id, ok: false, error: `unknown op ${JSON.stringify(req.op)}; the ops are ${Object.keys(ops).join(', ')}` }) + '\n')
         return
       }
-      if (side.episode === null && !['reset', 'close', 'observe'].includes(req.op)) {
+      if (side.episode === null && !['reset', 'close', 'observe', 'view'].includes(req.op)) {
         protocolOut(JSON.stringify({ id: req.id, ok: false, error: `${req.op}: no episode yet; call reset first` }) + '\n')
         return
       }

@@ -1,0 +1,39 @@
+"""The Minecraft env node's pure parts: which tasks a run plays, the item a craft of a tag makes, and the
+calls the random baseline draws from (each must parse as VAB's action grammar reads it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from nodes.game.minecraft import parsing
+from nodes.game.minecraft.node import MinecraftParams, candidates, chosen_tasks, concrete
+from nodes.game.minecraft.tasks import load_tasks
+
+pytestmark = pytest.mark.unit
+
+
+def test_vab_plays_the_116_tasks_in_the_files_order_and_names_can_be_chosen() -> None:
+    every = chosen_tasks(MinecraftParams())
+    assert len(every) == 116 and [t.name for t in every] == [t.name for t in load_tasks()]
+    assert [t.name for t in chosen_tasks(MinecraftParams(task="minecraft:cake"))] == ["cake"]
+    assert [t.name for t in chosen_tasks(MinecraftParams(task=["sugar", "cake"]))] == ["sugar", "cake"]
+
+
+def test_an_unknown_task_is_refused_with_close_matches() -> None:
+    with pytest.raises(ValueError, match=r"'glass_botle' \(did you mean glass_bottle.*not one of VAB's 116"):
+        chosen_tasks(MinecraftParams(task=["sugar", "glass_botle"]))
+
+
+def test_a_tag_is_crafted_as_the_member_the_inventory_can_make() -> None:
+    assert concrete("planks", 4, {"oak_log": 1}) == "oak_planks"
+    assert concrete("minecraft:planks", 4, {"spruce_log": 2}) == "spruce_planks"
+    assert concrete("planks", 4, {}) == "oak_planks"  # nothing to make it from: the first member, which fails
+    assert concrete("stick", 4, {}) == "stick"
+
+
+def test_every_candidate_call_parses() -> None:
+    task = chosen_tasks(MinecraftParams(task="cake"))[0]
+    calls = candidates(task, {"oak_log": 3, "bucket": 1})
+    assert 'equip("bucket")' in calls and 'look_up("cake")' in calls
+    for call in calls:
+        parsing.parse_action(call)
