@@ -60,7 +60,7 @@ def test_reset_gives_the_tasks_inventory_and_refuses_unknown_tasks(side):
     obs = side.reset("cake", seed=1)
     assert obs["inventory"] == {"oak_log": 64, "bucket": 3}
     assert obs["equipped"] == "oak_log"
-    assert obs["pitch"] == 0 and obs["yaw"] == 0
+    assert obs["pitch"] == 0 and obs["yaw"] == 180  # facing south, towards the task's field
     assert 0.1 < obs["reset_s"] < 10
     # the task's cow stands near spawn: an empty bucket milks it
     milked = side.execute("milk cow", "milk_bucket", 1)

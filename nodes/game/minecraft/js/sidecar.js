@@ -224,13 +224,14 @@ class Sidecar {
     this.episode = null
     await this.running(async () => {
       this.episode = { task, seed, region, spawn, spec }
-      // facing north, level: the teleport packet carries the server's idea of the head's angles
+      // level, and facing south (+z) once there, towards the task's field, as MineRL's player faces it at spawn
+      // (the teleport packet carries the server's idea of the head's angles)
       this.player.yaw = 0
       this.player.pitch = 0
       await actions.teleportBody(this, spawn)
       this.player.spawnPoint = spawn.floored()
       await this.ensureChunks()
-      await this.bot.look(0, 0, true)
+      await this.bot.look(Math.PI, 0, true)
       for (const [name, count] of Object.entries(spec.env.init_inventory ?? {})) {
         actions.giveItem(this, name.replace(/^minecraft:/, ''), count)
       }
