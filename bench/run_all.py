@@ -66,6 +66,14 @@ def need_model_venv() -> str | None:
     return "no .venv-model for the embedded model server (run setup.sh, or set FRAMEBUS_MODEL_PYTHON)"
 
 
+def need_minecraft() -> str | None:
+    """The Minecraft bench runs the pack's sidecar (Node.js and its node_modules, setup.sh installs
+    both) and draws its view in Chromium."""
+    error = _python_check("import sys; from nodes.game.minecraft.sidecar import Sidecar; "
+                          "m = Sidecar.missing(); sys.exit(m) if m else None")
+    return error or need_chromium()
+
+
 def need_chromium() -> str | None:
     """The browser and WebUI/CSS benches drive the system's Chromium through Playwright."""
     if importlib.util.find_spec("playwright") is None:
@@ -93,6 +101,7 @@ BENCHES: dict[str, Bench] = {b.name: b for b in [
     Bench("grid", ["--episodes", "20", "--blocks", "2"], 120),
     Bench("household", ["--episodes", "10", "--blocks", "1"], 240),
     Bench("gym", ["--steps", "500"], 240),
+    Bench("minecraft", ["--seeds", "1"], 300, need_minecraft),
     Bench("model", ["--concurrency", "4", "--tokens", "16"], 900, need_model_venv),
     Bench("scale", ["--curves", "sokoban", "--replicas", "1", "2", "--episodes-per-replica", "6"], 300),
     Bench("soak", ["--episodes", "5000", "--flood", "50000"], 300),
