@@ -41,11 +41,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from nodes.game.minecraft import planner  # noqa: E402
 from nodes.game.minecraft.lookup import look_up  # noqa: E402
+from nodes.game.minecraft.node import EXECUTE_TICKS  # noqa: E402  (the env node's budget for one execute call)
 from nodes.game.minecraft.sidecar import Sidecar  # noqa: E402
 from nodes.game.minecraft.tasks import task_by_name  # noqa: E402
 
-#: the env node's budget for one execute call (nodes/game/minecraft/node.py's EXECUTE_TICKS)
-EXECUTE_TICKS = 1200
 #: tasks whose resets are timed: plain worlds and worlds with VAB's spawned mobs, plants and blocks
 RESET_TASKS = ("stone_pickaxe", "leather", "cake")
 #: (task, what is given first) played by the planner: chop, crafts, equip and mine; a furnace and a
