@@ -332,7 +332,7 @@ async function teleportToSpawn (side) {
 
 // ---------- execute: the scripted stand-in for Steve-1 ----------
 
-const MINE_VERBS = new Set(['milk', 'fill', 'scoop', 'mine', 'dig', 'chop', 'cut', 'collect', 'gather', 'get', 'obtain', 'break', 'harvest', 'pick', 'find'])
+const MINE_VERBS = new Set(['milk', 'fill', 'scoop', 'mine', 'dig', 'chop', 'cut', 'collect', 'gather', 'get', 'obtain', 'break', 'harvest', 'pick', 'find', 'strip'])
 const KILL_VERBS = new Set(['kill', 'hunt', 'attack', 'slay', 'fight', 'combat', 'shear'])
 
 /** Which blocks and mobs yield `item` when dug or killed (minecraft-data's loot tables, plus the block itself). */
@@ -389,6 +389,9 @@ async function execute (side, prompt, goalItem, num, maxTicks) {
     return fail(`subgoal "${prompt}" not reached: got ${n} of ${num} ${goal}${reason ? '; ' + reason : ''}`, { got: n })
   }
   if (FILLS[goal]) return fillBucket(side, prompt, goal, num, budgetTicks)
+  if (goal.startsWith('stripped_') && reg.blocksByName[goal.slice('stripped_'.length)]) {
+    return stripLogs(side, prompt, goal, num, budgetTicks)
+  }
   const looseGoal = () => bot.nearestEntity(e => e.name === 'item' && side.serv.entities[e.id] &&
     e.getDroppedItem?.()?.name === goal && e.position.distanceTo(bot.entity.position) < 48)
   if (!looseGoal()) {
@@ -429,6 +432,44 @@ async function execute (side, prompt, goalItem, num, maxTicks) {
         await withTimeout(bot.collectBlock.collect(block, { ignoreNoPath: false }), timeLeft())
         await collectItemsNear(side, block.position.offset(0.5, 0, 0.5), timeLeft)
       }
+    } catch (err) {
+      lastError = err.message
+      await stopEverything(bot)
+      if (/timed out/.test(lastError)) break
+    }
+  }
+  await stopEverything(bot)
+  await settleInventory(side)
+  return report(timeLeft() <= 0 ? `the step budget (${budgetTicks} ticks) ran out` : lastError)
+}
+
+/** Stripped logs: Minecraft makes one by using an axe on a log (a use-item flying-squid lacks), applied on the
+ *  server once the body stands at the log with an axe in hand; the stripped block is then dug and collected. */
+async function stripLogs (side, prompt, goal, num, budgetTicks) {
+  const bot = side.bot
+  const reg = side.serv.registry
+  const source = goal.slice('stripped_'.length)
+  const deadline = Date.now() + budgetTicks * 50
+  const timeLeft = () => deadline - Date.now()
+  const start = countOf(side, goal)
+  const got = () => countOf(side, goal) - start
+  let lastError = ''
+  const report = (reason) => got() >= num
+    ? ok(`subgoal "${prompt}" reached: got ${got()} ${goal} (now ${countOf(side, goal)})`, { got: got() })
+    : fail(`subgoal "${prompt}" not reached: got ${got()} of ${num} ${goal}${reason ? '; ' + reason : ''}`, { got: got() })
+  const axe = Object.keys(inventoryCounts(side)).find((n) => n.endsWith('_axe'))
+  if (!axe) return report(`stripping ${source} needs an axe in the inventory`)
+  for (let tries = 0; got() < num && timeLeft() > 0 && tries < 32; tries++) {
+    const log = bot.findBlock({ matching: reg.blocksByName[source].id, maxDistance: 64 })
+    if (!log) return report(`no ${source} within 64 blocks`)
+    try {
+      await withTimeout(bot.pathfinder.goto(new goals.GoalNear(log.position.x, log.position.y, log.position.z, 3)), timeLeft())
+      await equip(side, axe)
+      await side.serv.setBlock(side.serv.overworld, log.position, reg.blocksByName[goal].defaultState)
+      const t0 = Date.now()
+      while (bot.blockAt(log.position)?.name !== goal && Date.now() - t0 < 2000) await sleep(20)
+      await withTimeout(bot.collectBlock.collect(bot.blockAt(log.position), { ignoreNoPath: false }), timeLeft())
+      await collectItemsNear(side, log.position.offset(0.5, 0, 0.5), timeLeft)
     } catch (err) {
       lastError = err.message
       await stopEverything(bot)
