@@ -37,3 +37,14 @@ def test_every_candidate_call_parses() -> None:
     assert 'equip("bucket")' in calls and 'look_up("cake")' in calls
     for call in calls:
         parsing.parse_action(call)
+
+
+def test_a_subgoal_without_a_goal_item_gathers_what_its_object_yields() -> None:
+    from nodes.game.minecraft.node import goal_of
+
+    assert goal_of("chop a tree") == "oak_log" and goal_of("collect wood") == "oak_log"
+    assert goal_of("mine stone") == "cobblestone"  # what mining stone drops
+    assert goal_of("mine iron_ore") == "iron_ore" and goal_of("mine coal_ore") == "coal"
+    assert goal_of("kill a sheep") == "mutton" and goal_of("hunt chickens") == "feather"  # a mob's first loot
+    assert goal_of("break sand blocks") == "sand" and goal_of("gather eggs") == "egg"
+    assert goal_of("dig down") is None and goal_of("look around") is None

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import re
 from typing import Any
 
 from pydantic import Field
@@ -200,6 +201,9 @@ class MinecraftEnv(EnvNode):
         shown = parsing.echo(act)
         if isinstance(act, parsing.LookUp):
             return True, look_up(act.item), shown
+        if isinstance(act, parsing.Execute) and act.goal_item is None and goal_of(act.prompt) is None:
+            return False, (f"The executor cannot tell what \"{act.prompt[:80]}\" should gather: name the item "
+                           f"with execute(prompt, goal_item, num), e.g. execute(\"mine stone\", \"cobblestone\", 3)."), shown
         try:
             result = await self._ask(*self._request(act))
         except SidecarError as exc:
@@ -210,10 +214,10 @@ class MinecraftEnv(EnvNode):
     def _request(self, act: Action) -> tuple[str, dict[str, Any], float | None]:
         if isinstance(act, parsing.Execute):
             args: dict[str, Any] = {"prompt": act.prompt, "max_ticks": self.params.execute_ticks}
-            if act.goal_item is not None:
-                have = held(self.world["inventory"], act.goal_item, members)
-                args.update(goal_item=recipes.bare(act.goal_item),
-                            num=max(1, parsing.execute_goal_count(have, act.num or 1) - have))
+            goal = recipes.bare(act.goal_item) if act.goal_item is not None else goal_of(act.prompt)
+            if goal is not None:
+                have = held(self.world["inventory"], goal, members)
+                args.update(goal_item=goal, num=max(1, parsing.execute_goal_count(have, act.num or 1) - have))
             return "execute", args, None
         if isinstance(act, (parsing.Craft, parsing.Smelt)):
             return act.name, {"item": concrete(act.item, act.count, self.world["inventory"]), "num": act.count}, None
@@ -276,6 +280,37 @@ class MinecraftEnv(EnvNode):
     def describe(self, body: Any) -> dict[str, Any]:
         return {"env": self.env, "actions": list(parsing.ACTION_NAMES), "idle": None, "episodes": len(self.tasks),
                 "tasks": [t.name for t in self.tasks], "rounds": self.params.rounds, "frames": self.params.frames}
+
+
+# what a goal-less subgoal's object most often means: VAB's prompt examples say "chop a tree", "mine stone"
+OBJECT_ALIASES = {"tree": "oak_log", "wood": "oak_log", "log": "oak_log", "stone": "cobblestone",
+                  "rock": "cobblestone", "ore": "coal", "water": "water_bucket", "milk": "milk_bucket"}
+FILLER = {"a", "an", "the", "some", "of", "more", "block", "blocks", "from", "for", "with"}
+
+
+def goal_of(prompt: str) -> str | None:
+    """The item a subgoal without ``goal_item`` gathers, read from its object: a block gives what mining
+    it drops (``mine iron_ore``: iron_ore; ``mine stone``: cobblestone), a mob its first loot (``kill a
+    cow``: beef), an item itself; None when the object names nothing of Minecraft. VAB's executor (a
+    policy) needs no item to stop on; the scripted one stops once it holds one more of this."""
+    from nodes.game.minecraft import mcdata
+
+    data = mcdata.load()
+    words = [w for w in re.findall(r"[a-z_]+", prompt.lower())[1:] if w not in FILLER]
+    for word in reversed(words):  # the object is the last noun: "chop a tree", "mine iron_ore"
+        for name in (word, word[:-1] if word.endswith("s") else word, word[:-2] if word.endswith("es") else word):
+            if name in OBJECT_ALIASES:
+                return OBJECT_ALIASES[name]
+            block = data.blocks.get(name)
+            if block is not None:
+                drops = [d.item for d in block.drops if d.silk_touch is not True]
+                return drops[0] if drops else (name if name in data.items else None)
+            loot = data.entity_drops.get(name)
+            if loot:
+                return loot[0].item
+            if name in data.items:
+                return name
+    return None
 
 
 def concrete(item: str, n: int, inventory: dict[str, int]) -> str:
