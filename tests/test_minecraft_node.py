@@ -48,3 +48,10 @@ def test_a_subgoal_without_a_goal_item_gathers_what_its_object_yields() -> None:
     assert goal_of("kill a sheep") == "mutton" and goal_of("hunt chickens") == "feather"  # a mob's first loot
     assert goal_of("break sand blocks") == "sand" and goal_of("gather eggs") == "egg"
     assert goal_of("dig down") is None and goal_of("look around") is None
+
+
+def test_a_reply_that_is_one_bare_call_is_its_action_and_prose_is_not() -> None:
+    from nodes.game.minecraft.node import bare_call
+
+    assert bare_call(' craft("stick", 4) ') == 'craft("stick", 4)' and bare_call("teleport_to_spawn()")
+    assert bare_call("I will craft a stick") is None and bare_call('THOUGHT: x\ncraft("stick")') is None

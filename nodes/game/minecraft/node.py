@@ -173,7 +173,7 @@ class MinecraftEnv(EnvNode):
 
     async def step(self, action: str | None) -> StepResult:
         task = self._task()
-        written = parsing.action_text(action or "") or parsing.NO_ACTION
+        written = parsing.action_text(action or "") or bare_call(action or "") or parsing.NO_ACTION
         written = written if len(written) <= MAX_ECHO else written[:MAX_ECHO] + "..."  # a reply is untrusted text
         if (ending := self.guard.before(written)) is not None:  # VAB ends the task before carrying it out
             self.feedback = f"Your last action \"{written}\" was not carried out. {ending.message}"
@@ -311,6 +311,13 @@ def goal_of(prompt: str) -> str | None:
             if name in data.items:
                 return name
     return None
+
+
+def bare_call(text: str) -> str | None:
+    """A reply that is nothing but one call (what a scripted or random agent sends, and what the obs's
+    ``actions`` list): taken as its ACTION; a model's reply without ``ACTION:`` is not."""
+    text = text.strip()
+    return text if "\n" not in text and text.split("(", 1)[0].strip() in parsing.ACTION_NAMES else None
 
 
 def concrete(item: str, n: int, inventory: dict[str, int]) -> str:
