@@ -33,6 +33,16 @@ DEFAULT_TIMEOUT_S = 120.0
 START_TIMEOUT_S = 60.0
 
 
+#: where the npm packages are when not beside js/ (an installed wheel ships the lockfile, not the packages)
+NODE_MODULES_ENV = "FRAMEBUS_MINECRAFT_NODE_MODULES"
+
+
+def node_modules(js_dir: Path = JS_DIR) -> Path:
+    """The sidecar's npm packages: ``$FRAMEBUS_MINECRAFT_NODE_MODULES``, else ``js/node_modules``."""
+    given = os.environ.get(NODE_MODULES_ENV)
+    return Path(given) if given else js_dir / "node_modules"
+
+
 class SidecarError(RuntimeError):
     """The sidecar refused a request, could not start, or died."""
 
@@ -73,8 +83,11 @@ class Sidecar:
                     "(Debian: apt-get install nodejs; setup.sh installs it)")
         if not (js_dir / "sidecar.js").is_file():
             return f"{js_dir / 'sidecar.js'} is missing"
-        if not (js_dir / "node_modules" / "flying-squid").is_dir():
-            return f"{js_dir / 'node_modules'} is not installed (flying-squid, mineflayer...): run bash setup.sh"
+        modules = node_modules(js_dir)
+        if not (modules / "flying-squid").is_dir():
+            return (f"{modules} is not installed (flying-squid, mineflayer...): run bash setup.sh in a checkout; "
+                    f"for an installed framebus, run npm ci beside a copy of {js_dir / 'package-lock.json'} and "
+                    f"set {NODE_MODULES_ENV} to the node_modules folder it made")
         return None
 
     def start(self) -> dict[str, Any]:
@@ -89,10 +102,12 @@ class Sidecar:
             raise SidecarError(problem)
         node = shutil.which("node")
         assert node is not None
+        modules = node_modules(self.js_dir)
+        env = None if modules == self.js_dir / "node_modules" else {**os.environ, "NODE_PATH": str(modules)}
         self.proc = subprocess.Popen(
             [node, str(self.js_dir / "sidecar.js"), "--port", str(self.port), "--view-distance", str(self.view_distance)],
             cwd=self.js_dir, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            start_new_session=True, preexec_fn=die_with_parent,
+            start_new_session=True, preexec_fn=die_with_parent, env=env,
         )
         threading.Thread(target=self._read_stdout, name=f"mc-sidecar-{self.port}-out", daemon=True).start()
         threading.Thread(target=self._read_stderr, name=f"mc-sidecar-{self.port}-err", daemon=True).start()
