@@ -34,7 +34,7 @@ from nodes.game.minecraft.guards import ROUNDS, Ending, Guard
 from nodes.game.minecraft.lookup import look_up
 from nodes.game.minecraft.parsing import Action, ParseError
 from nodes.game.minecraft.rewards import StepReward, adjusted_step_rewards, held, holds, vab_weights
-from nodes.game.minecraft.sidecar import Sidecar, SidecarError
+from nodes.game.minecraft.sidecar import DEFAULT_TIMEOUT_S, Sidecar, SidecarError
 from nodes.game.minecraft.tasks import Task, load_tasks
 
 VAB = "vab"
@@ -120,7 +120,7 @@ class MinecraftEnv(EnvNode):
             await self.view.close()
         await asyncio.to_thread(self.sidecar.close)
 
-    async def _ask(self, op: str, args: dict[str, Any], timeout_s: float | None = None) -> Any:
+    async def _ask(self, op: str, args: dict[str, Any], timeout_s: float = DEFAULT_TIMEOUT_S) -> Any:
         """One sidecar request, off the event loop (an execute call walks and digs for seconds)."""
         return await asyncio.to_thread(self.sidecar.request, op, args, timeout_s=timeout_s)
 
@@ -211,19 +211,20 @@ class MinecraftEnv(EnvNode):
         message = str(result.get("message") or "")
         return bool(result.get("success")), message[:MAX_ECHO * 4], shown
 
-    def _request(self, act: Action) -> tuple[str, dict[str, Any], float | None]:
+    def _request(self, act: Action) -> tuple[str, dict[str, Any], float]:
         if isinstance(act, parsing.Execute):
             args: dict[str, Any] = {"prompt": act.prompt, "max_ticks": self.params.execute_ticks}
             goal = recipes.bare(act.goal_item) if act.goal_item is not None else goal_of(act.prompt)
             if goal is not None:
                 have = held(self.world["inventory"], goal, members)
                 args.update(goal_item=goal, num=max(1, parsing.execute_goal_count(have, act.num or 1) - have))
-            return "execute", args, None
+            # the call's own budget in game ticks (20 a second), and slack for a loaded machine
+            return "execute", args, max(DEFAULT_TIMEOUT_S, self.params.execute_ticks / 20 + 60)
         if isinstance(act, (parsing.Craft, parsing.Smelt)):
-            return act.name, {"item": concrete(act.item, act.count, self.world["inventory"]), "num": act.count}, None
+            return act.name, {"item": concrete(act.item, act.count, self.world["inventory"]), "num": act.count}, DEFAULT_TIMEOUT_S
         if isinstance(act, parsing.Equip):
-            return "equip", {"item": recipes.bare(act.item)}, None
-        return "teleport_to_spawn", {}, None
+            return "equip", {"item": recipes.bare(act.item)}, DEFAULT_TIMEOUT_S
+        return "teleport_to_spawn", {}, DEFAULT_TIMEOUT_S
 
     async def stop(self, reason: str) -> StepResult:
         self.feedback = f"The agent stopped: {reason}"

@@ -383,11 +383,7 @@ async function execute (side, prompt, goalItem, num, maxTicks) {
   const deadline = Date.now() + budgetTicks * 50
   const timeLeft = () => deadline - Date.now()
   const got = () => countOf(side, goal) - start
-  const report = (reason) => {
-    const n = got()
-    if (n >= num) return ok(`subgoal "${prompt}" reached: got ${n} ${goal} (now ${countOf(side, goal)})`, { got: n })
-    return fail(`subgoal "${prompt}" not reached: got ${n} of ${num} ${goal}${reason ? '; ' + reason : ''}`, { got: n })
-  }
+  const report = (reason) => subgoalReport(side, prompt, goal, num, got(), reason)
   if (FILLS[goal]) return fillBucket(side, prompt, goal, num, budgetTicks)
   if (goal.startsWith('stripped_') && reg.blocksByName[goal.slice('stripped_'.length)]) {
     return stripLogs(side, prompt, goal, num, budgetTicks)
@@ -438,9 +434,20 @@ async function execute (side, prompt, goalItem, num, maxTicks) {
       if (/timed out/.test(lastError)) break
     }
   }
-  await stopEverything(bot)
+  return finish(side, report, timeLeft() <= 0 ? `the step budget (${budgetTicks} ticks) ran out` : lastError)
+}
+
+/** An executor call's answer: reached when `got` more of the goal are held, else why not. */
+function subgoalReport (side, prompt, goal, num, got, reason) {
+  if (got >= num) return ok(`subgoal "${prompt}" reached: got ${got} ${goal} (now ${countOf(side, goal)})`, { got })
+  return fail(`subgoal "${prompt}" not reached: got ${got} of ${num} ${goal}${reason ? '; ' + reason : ''}`, { got })
+}
+
+/** The end of an executor call: nothing left moving or digging, the inventory settled, then the answer. */
+async function finish (side, report, reason) {
+  await stopEverything(side.bot)
   await settleInventory(side)
-  return report(timeLeft() <= 0 ? `the step budget (${budgetTicks} ticks) ran out` : lastError)
+  return report(reason)
 }
 
 /** Stripped logs: Minecraft makes one by using an axe on a log (a use-item flying-squid lacks), applied on the
@@ -454,9 +461,7 @@ async function stripLogs (side, prompt, goal, num, budgetTicks) {
   const start = countOf(side, goal)
   const got = () => countOf(side, goal) - start
   let lastError = ''
-  const report = (reason) => got() >= num
-    ? ok(`subgoal "${prompt}" reached: got ${got()} ${goal} (now ${countOf(side, goal)})`, { got: got() })
-    : fail(`subgoal "${prompt}" not reached: got ${got()} of ${num} ${goal}${reason ? '; ' + reason : ''}`, { got: got() })
+  const report = (reason) => subgoalReport(side, prompt, goal, num, got(), reason)
   const axe = Object.keys(inventoryCounts(side)).find((n) => n.endsWith('_axe'))
   if (!axe) return report(`stripping ${source} needs an axe in the inventory`)
   for (let tries = 0; got() < num && timeLeft() > 0 && tries < 32; tries++) {
@@ -476,9 +481,7 @@ async function stripLogs (side, prompt, goal, num, budgetTicks) {
       if (/timed out/.test(lastError)) break
     }
   }
-  await stopEverything(bot)
-  await settleInventory(side)
-  return report(timeLeft() <= 0 ? `the step budget (${budgetTicks} ticks) ran out` : lastError)
+  return finish(side, report, timeLeft() <= 0 ? `the step budget (${budgetTicks} ticks) ran out` : lastError)
 }
 
 /** Buckets filled by using an empty one on a cow or a water source (Minecraft's use-item on them, which
@@ -493,9 +496,7 @@ async function fillBucket (side, prompt, goal, num, budgetTicks) {
   const reg = side.serv.registry
   const deadline = Date.now() + budgetTicks * 50
   let got = 0
-  const report = (reason) => got >= num
-    ? ok(`subgoal "${prompt}" reached: got ${got} ${goal} (now ${countOf(side, goal)})`, { got })
-    : fail(`subgoal "${prompt}" not reached: got ${got} of ${num} ${goal}${reason ? '; ' + reason : ''}`, { got })
+  const report = (reason) => subgoalReport(side, prompt, goal, num, got, reason)
   while (got < num) {
     if (countOf(side, 'bucket') < 1) return report('it needs an empty bucket in the inventory')
     if (Date.now() > deadline) return report(`the step budget (${budgetTicks} ticks) ran out`)
