@@ -152,6 +152,18 @@ def test_errors_name_what_to_do(tmp_path, monkeypatch):
     with pytest.raises(SidecarError, match=r"died \(exit code 3\)[\s\S]*boom: the world fell over"):
         crashed.start()
     crashed.close()
+    # killed after it was ready, with a request on its way: the request names the death, the log has no
+    # terminal colours, and closing what is left raises nothing
+    (tmp_path / "sidecar.js").write_text(
+        "process.stderr.write('\\x1b[32mINFO\\x1b[39m: up\\n');"
+        "process.stdout.write(JSON.stringify({id: 0, ok: true, result: {}}) + '\\n'); setInterval(() => {}, 1000)\n")
+    killed = Sidecar(js_dir=tmp_path, start_timeout_s=20)
+    killed.start()
+    os.killpg(killed.proc.pid, signal.SIGKILL)
+    with pytest.raises(SidecarError, match=r"died \(exit code -9\)[\s\S]*INFO: up") as died:
+        killed.request("observe", timeout_s=10)
+    assert "\x1b" not in str(died.value)
+    killed.close()
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(SidecarError, match="no `node` on PATH"):
         Sidecar(js_dir=tmp_path).start()

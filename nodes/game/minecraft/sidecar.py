@@ -16,6 +16,7 @@ from __future__ import annotations
 import collections
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -32,6 +33,8 @@ JS_DIR = Path(__file__).resolve().parent / "js"
 DEFAULT_TIMEOUT_S = 120.0
 START_TIMEOUT_S = 60.0
 
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 #: where the npm packages are when not beside js/ (an installed wheel ships the lockfile, not the packages)
 NODE_MODULES_ENV = "FRAMEBUS_MINECRAFT_NODE_MODULES"
@@ -139,7 +142,10 @@ class Sidecar:
             proc.wait()
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream is not None:
-                stream.close()
+                try:
+                    stream.close()
+                except OSError:  # stdin of a sidecar that died with a request still buffered: nothing to tell it
+                    pass
         self.proc = None
 
     def __enter__(self) -> Sidecar:
@@ -215,7 +221,7 @@ class Sidecar:
     def _read_stderr(self) -> None:
         assert self.proc is not None and self.proc.stderr is not None
         for raw in self.proc.stderr:
-            self._stderr_tail.append(raw.decode(errors="replace").rstrip())
+            self._stderr_tail.append(ANSI.sub("", raw.decode(errors="replace")).rstrip())  # flying-squid colours its log
 
     # ---------- the ops (js/sidecar.js) ----------
 
