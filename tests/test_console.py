@@ -118,6 +118,39 @@ def test_bad_page_requests_say_what_is_wrong():
     assert asyncio.run(ask({"op": "ctl", "cmd": "pause"}))["ok"] is True
 
 
+def test_a_status_polled_before_a_command_is_not_shown_after_the_command_s_own():
+    """The poll asked for the status, then a Pause was answered (paused) before the poll's reply
+    came back (running): the page must keep showing paused."""
+    paused = False
+    polled = asyncio.Event()
+    answer = asyncio.Event()
+
+    async def call(node, svc, body):
+        nonlocal paused
+        if svc == "ctl.pause":
+            paused = True
+            return {"paused": True}
+        if svc == "status":
+            seen = paused
+            polled.set()
+            await answer.wait()
+            return {"paused": seen}
+        return {}
+
+    async def scene():
+        hub = Hub(call, run_dir=None, humans=[])
+        page = hub.open_page()
+        poll = asyncio.get_running_loop().create_task(hub._status_loop())
+        await polled.wait()
+        assert (await hub.command({"op": "ctl", "cmd": "pause"}))["status"]["paused"] is True
+        answer.set()
+        await asyncio.sleep(0.05)
+        poll.cancel()
+        return (await page.take())["status"]
+
+    assert asyncio.run(scene())["paused"] is True
+
+
 def test_ui_needs_the_local_backend_and_a_real_port():
     result = launch("run", "hello", "--ui", "70000")
     assert result.returncode == 2 and "--ui 70000: a port is a number from 1 to 65535" in result.stdout + result.stderr
@@ -442,7 +475,12 @@ def test_launch_ui_attaches_to_a_running_graph(tmp_path: Path, browser):
         page.goto(_console_url(attached, 60))
         page.wait_for_selector('#nodes tr[data-node="env"]', timeout=30_000)
         page.click("#btn-pause")
-        page.wait_for_selector("#run-state[data-state=paused]", timeout=30_000)
+        try:
+            page.wait_for_selector("#run-state[data-state=paused]", timeout=60_000)
+        except Exception:
+            shown = page.evaluate("[document.querySelector('#run-state').dataset.state, "
+                                  "document.querySelector('#error').textContent]")
+            raise AssertionError(f"the page shows {shown}; the console printed: {attached.output()[-2000:]}") from None
         status = launch("ctl", "status", "--run", str(tmp_path / "b"))
         assert json.loads(status.stdout)["paused"] is True
         page.click("#btn-stop")

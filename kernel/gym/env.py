@@ -107,6 +107,7 @@ class _LoopHost:
         self.loop = loop
         self._lock = threading.Lock()  # held by the thread that runs the loop
         self._left = time.monotonic()  # when the caller last gave the loop back
+        self._wanted = False  # a caller is taking the loop: the keeper must not start a turn
         self._closed = False
         self._keeper = threading.Thread(target=self._keep, name="graphenv", daemon=True)
         self._keeper.start()
@@ -130,10 +131,14 @@ class _LoopHost:
             self._lock.release()
 
     def _take(self) -> None:
-        if self._lock.acquire(blocking=False):
-            return
-        self.loop.call_soon_threadsafe(self._stop_keeper)  # the keeper has it: its run ends, it lets go
-        self._lock.acquire()
+        self._wanted = True  # before trying: from here on the keeper takes no new turn
+        try:
+            if self._lock.acquire(blocking=False):
+                return
+            self.loop.call_soon_threadsafe(self._stop_keeper)  # the keeper has it: its run ends, it lets go
+            self._lock.acquire()
+        finally:
+            self._wanted = False
 
     def _stop_keeper(self) -> None:
         if threading.get_ident() == self._keeper.ident:  # late, in the caller's run: nothing to stop
@@ -145,7 +150,10 @@ class _LoopHost:
             if self._closed or time.monotonic() - self._left < IDLE_S or not self._lock.acquire(blocking=False):
                 continue
             try:
-                if not self._closed:
+                # Checked with the lock held: a caller that set it before this turn began is waiting
+                # (or about to be) and this turn would outlive its one stop request; one that sets it
+                # later sends the stop into the run below.
+                if not self._closed and not self._wanted:
                     self.loop.run_forever()
             finally:
                 self._lock.release()

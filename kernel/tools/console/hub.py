@@ -120,6 +120,7 @@ class Hub:
         self.tasks: list[asyncio.Task[Any]] = []
         self.replays = Replays(run_dir) if run_dir is not None else None
         self._raw: dict[str, tuple[str, str, Any, int | None]] = {}  # node/output -> its newest message, not shown yet
+        self._ctl_serial = 0  # commands answered so far, each with the status it left
 
     # input ------------------------------------------------------------------------------------
     def on_message(self, src: str, output: str, body: Any, step: int | None) -> None:
@@ -193,6 +194,7 @@ class Hub:
             if not isinstance(n, int) or isinstance(n, bool) or n < 1:
                 raise ValueError(f"ctl step: n must be a whole number of decisions, at least 1 (got {n!r})")
             status = await self.call("kernel", f"ctl.{cmd}", {"n": n})
+            self._ctl_serial += 1  # a status the poll fetched before this one is older: it is not shown
             self.publish("status", plain(status))
             return {"ok": True, "status": plain(status)}
         if op == "act":
@@ -265,8 +267,10 @@ class Hub:
     async def _status_loop(self) -> None:
         while True:
             try:
+                serial = self._ctl_serial
                 status, stats = await self.call("kernel", "status", {}), await self.call("kernel", "stats", {})
-                self.publish("status", plain(status))
+                if serial == self._ctl_serial:
+                    self.publish("status", plain(status))
                 self.publish("stats", plain(stats))
             except Exception as exc:  # the kernel is going away, or slow: say so and try again
                 self.publish("error", {"message": f"kernel status: {exc}"})

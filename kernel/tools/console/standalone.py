@@ -27,7 +27,9 @@ async def _serve(info: dict[str, Any], port: int, token: str, ready: Callable[[]
     from kernel.tools.console.hub import Hub
 
     pool = ThreadPoolExecutor(1, thread_name_prefix="console-ctl")  # one socket, one thread
-    client = KernelClient(info["endpoint"], curve=info.get("curve"))
+    # A kernel busy with a fast run can take seconds to answer on a loaded machine; a command the
+    # page sent is better answered late than refused with a timeout after the kernel obeyed it.
+    client = KernelClient(info["endpoint"], timeout=20.0, curve=info.get("curve"))
 
     async def call(node: str, svc: str, body: dict[str, Any]) -> Any:
         if node != "kernel":

@@ -10,7 +10,7 @@
     return e;
   };
   const json = (v) => JSON.stringify(v, null, 1);
-  let ws = null, nextId = 1;
+  let ws = null, nextId = 1, retries = 0;
   const pending = new Map();
   const state = { humans: [], human: {}, paused: false };
 
@@ -20,11 +20,17 @@
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     ws = new WebSocket(`${proto}//${location.host}/ws?token=${encodeURIComponent(token)}`);
     ws.binaryType = "arraybuffer";
-    ws.onopen = () => { setState(state.paused ? "paused" : "running"); showError(""); };
+    ws.onopen = () => { retries = 0; setState(state.paused ? "paused" : "running"); showError(""); };
     ws.onclose = (ev) => {
       setState("closed");
-      showError(ev.code === 4401 || ev.code === 4403 ? `refused: ${ev.reason}`
-        : ev.code === 1011 ? `closed: ${ev.reason}` : "the console is gone (the run ended?)");
+      for (const answer of pending.values()) answer({ ok: false, error: "the console's socket closed" });
+      pending.clear();
+      const refused = ev.code === 4401 || ev.code === 4403;
+      showError(refused ? `refused: ${ev.reason}`
+        : ev.code === 1011 ? `closed: ${ev.reason}; reconnecting` : "the console is gone (the run ended?); reconnecting");
+      // A dropped socket (a console that was busy, a network blip) is opened again; a refusal is final.
+      // The console sends every key's newest value to a new socket, so nothing shown goes stale.
+      if (!refused) setTimeout(connect, Math.min(5000, 500 * 2 ** retries++));
     };
     ws.onmessage = (ev) => {
       const msg = MsgPack.decode(ev.data);
