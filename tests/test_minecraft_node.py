@@ -55,3 +55,19 @@ def test_a_reply_that_is_one_bare_call_is_its_action_and_prose_is_not() -> None:
 
     assert bare_call(' craft("stick", 4) ') == 'craft("stick", 4)' and bare_call("teleport_to_spawn()")
     assert bare_call("I will craft a stick") is None and bare_call('THOUGHT: x\ncraft("stick")') is None
+
+
+def test_the_solver_goes_back_to_the_spawn_when_a_failed_execute_left_it_below_ground() -> None:
+    """rabbit_stew: mining stone leaves the body down a shaft under the potato row, from which the
+    executor cannot reach the carrots; the solver then teleports, as VAB's tip tells an agent."""
+    from nodes.game.minecraft.node import solver_reply
+
+    task = chosen_tasks(MinecraftParams(task="rabbit_stew"))[0]
+    inventory = {"oak_log": 5, "baked_potato": 1, "bowl": 1, "furnace": 1, "brown_mushroom": 16, "red_mushroom": 16,
+                 "crafting_table": 1, "wooden_pickaxe": 1}
+    down = {"inventory": inventory, "equipped": "wooden_pickaxe", "position": {"x": 0.5, "y": 62.0, "z": 8.3}}
+    up = {**down, "position": {"x": 0.5, "y": 64.94, "z": 8.3}}
+    assert solver_reply(task, down, spawn_y=65.0, last_execute_failed=True).endswith("ACTION: teleport_to_spawn()")
+    for world, failed in ((down, False), (up, True)):
+        assert solver_reply(task, world, spawn_y=65.0, last_execute_failed=failed) == \
+            'ACTION: execute("harvest carrots", "carrot", 1)'

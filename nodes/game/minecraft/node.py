@@ -40,6 +40,7 @@ from nodes.game.minecraft.tasks import Task, load_tasks
 VAB = "vab"
 MAX_ECHO = 200  # characters of the model's action that come back in the feedback (the sidecar's words: 4x)
 EXECUTE_TICKS = 1200  # one execute call's step budget: a minute of game time (20 ticks a second)
+UNDERGROUND_M = 2.0  # below the spawn by more than this after a failed execute call: the oracle goes back to the spawn
 
 # What the random baseline draws from besides the state's own calls: VAB's simple subgoal phrases.
 PROMPTS = ("chop a tree", "collect wood", "mine stone", "dig down", "mine coal_ore", "mine iron_ore",
@@ -101,6 +102,8 @@ class MinecraftEnv(EnvNode):
         self.score = StepReward({}, members)
         self.feedback: str | None = None  # None before the first action
         self.last_ok = True
+        self.last_execute_failed = False  # the round before was an execute call that failed
+        self.spawn_y = 0.0
         self.episode_id = ""
         self.frame: Any = None
         self.view: Any = None
@@ -133,6 +136,8 @@ class MinecraftEnv(EnvNode):
         self.score.observe(self.world["inventory"])
         self.guard = Guard(spawn_resources=bool(task.init_command), rounds=self.params.rounds)
         self.feedback, self.last_ok, self.episode_id = None, True, episode.id
+        self.spawn_y = float(self.world["position"]["y"])  # the body stands at the spawn after a reset
+        self.last_execute_failed = False
         await self._draw()
 
     async def _draw(self) -> None:
@@ -185,6 +190,7 @@ class MinecraftEnv(EnvNode):
         verdict = "has been executed" if ok else "can not be executed"
         self.feedback = f"Your last action \"{shown}\" {verdict}." + (f" {message}" if message else "")
         self.last_ok = ok
+        self.last_execute_failed = not ok and written.lstrip().startswith("execute")
         target_held = holds(self.world["inventory"], task.target, task.count, members)
         ending = self.guard.record(written, not ok, reward, target_held=target_held)
         await self._draw()
@@ -269,13 +275,7 @@ class MinecraftEnv(EnvNode):
         episode = (body or {}).get("episode") if isinstance(body, dict) else None
         if self.task is None or (episode is not None and episode != self.episode_id):
             return None
-        task, w = self.task, self.world
-        try:
-            steps = planner.plan(task.target, task.count, w["inventory"], nearby=task.init_command,
-                                 equipped=None if w["equipped"] in ("none", "air") else w["equipped"])
-        except planner.PlanError as exc:
-            return f"THOUGHT: no plan ({exc}).\nACTION: teleport_to_spawn()"
-        return f"ACTION: {steps[0]}" if steps else "ACTION: teleport_to_spawn()"
+        return solver_reply(self.task, self.world, spawn_y=self.spawn_y, last_execute_failed=self.last_execute_failed)
 
     @service("describe")
     def describe(self, body: Any) -> dict[str, Any]:
@@ -329,6 +329,21 @@ def concrete(item: str, n: int, inventory: dict[str, int]) -> str:
         return item
     recipe = recipes.choose_variant(item, n, inventory)
     return recipes.bare(recipe.result) if recipe is not None else recipes.tag_members(item)[0]
+
+
+def solver_reply(task: Task, world: dict[str, Any], *, spawn_y: float, last_execute_failed: bool) -> str:
+    """The scripted solver's reply for this round: the first action of the recipe-tree plan from the
+    inventory as it is now (a drop that came out short is gathered again)."""
+    try:
+        steps = planner.plan(task.target, task.count, world["inventory"], nearby=task.init_command,
+                             equipped=None if world["equipped"] in ("none", "air") else world["equipped"])
+    except planner.PlanError as exc:
+        return f"THOUGHT: no plan ({exc}).\nACTION: teleport_to_spawn()"
+    if steps and last_execute_failed and world["position"]["y"] < spawn_y - UNDERGROUND_M:
+        # What VAB's tip tells a stuck agent: an executor call that left the body down a shaft it cannot
+        # climb (it digs where it stands, and does not build) fails the next one; from the spawn it works.
+        return "THOUGHT: stuck below ground.\nACTION: teleport_to_spawn()"
+    return f"ACTION: {steps[0]}" if steps else "ACTION: teleport_to_spawn()"
 
 
 def candidates(task: Task, inventory: dict[str, int]) -> list[str]:
