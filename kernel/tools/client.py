@@ -27,10 +27,12 @@ class KernelClient:
         self.sock.connect(endpoint)
         self._cid = 0
 
-    def call(self, svc: str, body: Any = None) -> Any:
+    def call(self, svc: str, body: Any = None, timeout: float | None = None) -> Any:
+        """The kernel's answer to ``svc``; TimeoutError past ``timeout`` (default: the client's)."""
+        timeout = self.timeout if timeout is None else timeout
         self._cid += 1
         self.sock.send_multipart(protocol.encode(REQ, self.name, svc, body, dst="kernel", cid=self._cid))
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + timeout
         # a late reply to an earlier call that timed out is skipped, without restarting the wait
         while self.sock.poll(max(0, int((deadline - time.monotonic()) * 1000))):
             msg = protocol.decode(self.sock.recv_multipart())
@@ -39,7 +41,7 @@ class KernelClient:
             if msg.kind == REP:
                 return msg.body
             raise RuntimeError(f"kernel.{svc}: {msg.body.get('error') if isinstance(msg.body, dict) else msg.body}")
-        raise TimeoutError(f"the kernel at {self.endpoint} did not answer {svc!r} within {self.timeout} s")
+        raise TimeoutError(f"the kernel at {self.endpoint} did not answer {svc!r} within {timeout} s")
 
     def close(self) -> None:
         self.sock.close(linger=0)

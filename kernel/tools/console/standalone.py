@@ -14,6 +14,9 @@ from kernel.tools.announce import alive
 from kernel.tools.client import KernelClient
 
 
+CTL_TIMEOUT_S = 20.0
+
+
 def serve_forever(info: dict[str, Any], port: int, token: str, ready: Callable[[], None]) -> int:
     """Serve until the run ends (0) or Ctrl-C (130); ``ready`` is called once the page can be opened."""
     try:
@@ -27,14 +30,16 @@ async def _serve(info: dict[str, Any], port: int, token: str, ready: Callable[[]
     from kernel.tools.console.hub import Hub
 
     pool = ThreadPoolExecutor(1, thread_name_prefix="console-ctl")  # one socket, one thread
-    # A kernel busy with a fast run can take seconds to answer on a loaded machine; a command the
-    # page sent is better answered late than refused with a timeout after the kernel obeyed it.
-    client = KernelClient(info["endpoint"], timeout=20.0, curve=info.get("curve"))
+    client = KernelClient(info["endpoint"], curve=info.get("curve"))
 
     async def call(node: str, svc: str, body: dict[str, Any]) -> Any:
         if node != "kernel":
             raise ValueError(f"this console reaches only the kernel, not node {node!r}: start the run with --ui")
-        return await asyncio.get_running_loop().run_in_executor(pool, client.call, svc, body)
+        # A kernel busy with a fast run can take seconds to answer on a loaded machine: a command the page
+        # sent is better answered late than refused after the kernel obeyed it. The status poll keeps the
+        # client's short wait, so the console ends soon after its run does.
+        timeout = CTL_TIMEOUT_S if svc.startswith("ctl.") else None
+        return await asyncio.get_running_loop().run_in_executor(pool, client.call, svc, body, timeout)
 
     hub = Hub(call, run_dir=Path(info["run_dir"]), humans=[], has_data=False)
     server = await serve(build_app(hub, token, port), port)
