@@ -6,7 +6,9 @@ import asyncio
 import os
 from pathlib import Path
 
+from kernel.sdk.env import StepResult
 from kernel.sdk.node import Message, on_input
+from nodes.game.hello import CountdownEnv
 from nodes.agent.rule import HelloAgent, HelloAgentParams
 
 
@@ -64,3 +66,20 @@ class RecordingDyingAgent(HelloAgent):
             marker.write_text(str(obs))
             os._exit(1)
         await super().decide(msg)
+
+
+class FailingOnceEnv(CountdownEnv):
+    """The hello environment, except that its first process raises in ``step`` at step 1 of episode
+    ep00001 (creating ``marker``): a world that stops answering. A restarted process plays normally."""
+
+    class Params(CountdownEnv.Params):
+        marker: str
+
+    params: Params
+
+    async def step(self, action: str | None) -> StepResult:
+        marker = Path(self.params.marker)
+        if self.state["episode"] == "ep00001" and self.state["t"] == 1 and not marker.exists():
+            marker.write_text("failed once")
+            raise RuntimeError("the world stopped answering, on purpose")
+        return await super().step(action)

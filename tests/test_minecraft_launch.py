@@ -52,3 +52,41 @@ def test_gold_with_the_view_gets_the_targets_and_the_report_shows_first_person_f
     page = (out / "report.html").read_text()
     assert "Episode strips" in page and page.count("data:image/png;base64,") >= 4
     assert "Your task is to get 1 glass_bottle" in page or "glass_bottle" in page
+
+
+@needs_js
+@pytest.mark.timeout(400)
+def test_a_world_killed_mid_episode_is_started_afresh_and_its_episode_played_again(tmp_path: Path) -> None:
+    """The sidecar dies while the executor chops (SIGKILL, as the OOM killer would): the env node fails
+    on it at once, its restart policy starts it with a new world, and the episode is played again."""
+    import signal
+    import time
+
+    import psutil
+
+    from tests.helpers import launch_bg, wait_until
+
+    out = tmp_path / "run"
+    run = launch_bg("run", "launch/vab_minecraft_gold.yaml", "--set", "env.task=[wooden_pickaxe]", "--episodes", "1",
+                    "--out", str(out), cwd=ROOT)
+    try:
+        def sidecars() -> list[psutil.Process]:
+            try:
+                return [p for p in psutil.Process(run.pid).children(recursive=True)
+                        if any(a.endswith("sidecar.js") for a in p.cmdline())]
+            except psutil.Error:
+                return []
+
+        assert wait_until(lambda: len(sidecars()) == 1, 180, 0.2), run.output()[-3000:]
+        first = sidecars()[0]
+        time.sleep(8)  # the reset is done and the first execute call walks to a tree
+        first.send_signal(signal.SIGKILL)
+        assert run.wait(300) == 0, run.output()[-3000:]
+        assert not first.is_running() or first.status() == psutil.STATUS_ZOMBIE
+        rows = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines() if line.strip()]
+        assert len(rows) == 1 and rows[0]["metrics"]["success"] == 1.0 and rows[0]["retries"] >= 1, rows
+        assert "sidecar died" in (out / "logs" / "env.log").read_text()
+    finally:
+        if run.poll() is None:
+            run.send_signal(signal.SIGINT)
+            run.wait(60)

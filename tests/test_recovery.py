@@ -379,3 +379,31 @@ def test_the_fault_proxy_stops_counting_a_request_before_answering_it():
         proxy.close()
         upstream.shutdown()
         upstream.server_close()
+
+
+@pytest.mark.timeout(300)
+def test_an_env_whose_run_raises_is_restarted_by_policy_and_its_episode_played_again(tmp_path):
+    """``restart: on-failure`` covers a node whose run raises (not only one whose process dies): the
+    kernel does not end the run on its failed ``done``, the supervisor starts it again, and the
+    episode it was playing is dealt again and ends as it should."""
+    marker = tmp_path / "failed"
+    path = tmp_path / "hello_failing.yaml"
+    path.write_text(f"""
+name: hello_failing
+include: [{ROOT / "launch" / "hello.yaml"}]
+nodes:
+  - id: env
+    uses: tests.nodes_recovery:FailingOnceEnv
+    params: {{marker: {marker}}}
+    restart: {{policy: on-failure, max_restarts: 1, backoff: 0.1}}
+run:
+  episodes: 3
+""")
+    out = tmp_path / "run"
+    result = launch("run", str(path), "--out", str(out), timeout=240)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert marker.exists()
+    rows = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+    assert sorted(r["episode_id"] for r in rows) == ["ep00000", "ep00001", "ep00002"]
+    assert all(r["status"] == "completed" and r["metrics"]["success"] == 1.0 for r in rows), rows
+    assert next(r for r in rows if r["episode_id"] == "ep00001")["retries"] >= 1

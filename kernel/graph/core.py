@@ -310,10 +310,22 @@ class Kernel:
             hb: Heartbeat = body
             st.stats = dict(hb.get("stats", st.stats))
         elif cmd == "done":
+            if not body.get("ok", True) and self._restarts_left(st):
+                # Its run raised: the process exits next and the supervisor starts it again, as for a
+                # crash; the episodes it was playing go back to the deck then (node_exited).
+                log.warning("node failed; its restart policy starts it again", node=node_id, error=body.get("error"))
+                st.state = "restarting"
+                return
             st.state = "done"
             if not body.get("ok", True):
                 st.error = body.get("error")
             self.check_done()
+
+    @staticmethod
+    def _restarts_left(st: NodeState) -> bool:
+        """Whether the node's ``restart: on-failure`` policy still restarts it after this failure."""
+        policy = st.spec.restart
+        return policy.policy == "on-failure" and st.incarnation - 1 < policy.max_restarts
 
     def _hello(self, node_id: str, st: NodeState, hello: Hello) -> None:
         spec = st.spec

@@ -34,7 +34,7 @@ from nodes.game.minecraft.guards import ROUNDS, Ending, Guard
 from nodes.game.minecraft.lookup import look_up
 from nodes.game.minecraft.parsing import Action, ParseError
 from nodes.game.minecraft.rewards import StepReward, adjusted_step_rewards, held, holds, vab_weights
-from nodes.game.minecraft.sidecar import DEFAULT_TIMEOUT_S, Sidecar, SidecarError
+from nodes.game.minecraft.sidecar import DEFAULT_TIMEOUT_S, Sidecar, SidecarError, SidecarGone
 from nodes.game.minecraft.tasks import Task, load_tasks
 
 VAB = "vab"
@@ -212,6 +212,8 @@ class MinecraftEnv(EnvNode):
                            f"with execute(prompt, goal_item, num), e.g. execute(\"mine stone\", \"cobblestone\", 3)."), shown
         try:
             result = await self._ask(*self._request(act))
+        except SidecarGone:
+            raise  # the world is lost: the node fails, and its restart policy plays the episode again
         except SidecarError as exc:
             return False, f"The world could not carry it out: {exc}", shown
         message = str(result.get("message") or "")

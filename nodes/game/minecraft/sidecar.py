@@ -50,6 +50,10 @@ class SidecarError(RuntimeError):
     """The sidecar refused a request, could not start, or died."""
 
 
+class SidecarGone(SidecarError):
+    """The sidecar died or stopped answering: the world is lost, not just one request."""
+
+
 def free_port() -> int:
     """A loopback TCP port nobody listens on now (the server binds it a moment later)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -177,7 +181,7 @@ class Sidecar:
                 self.proc.stdin.write(line.encode())
                 self.proc.stdin.flush()
             except (BrokenPipeError, OSError):
-                raise SidecarError(self._crash_message(op)) from None
+                raise SidecarGone(self._crash_message(op)) from None
             return self._wait_reply(rid, timeout_s, op)
 
     def _wait_reply(self, rid: int, timeout_s: float, op: str) -> Any:
@@ -186,8 +190,8 @@ class Sidecar:
             reply = self._replies.pop(rid, None)
         if reply is None:
             if not done:
-                raise SidecarError(f"{op}: no reply from the Minecraft sidecar within {timeout_s:.0f} s")
-            raise SidecarError(self._crash_message(op))
+                raise SidecarGone(f"{op}: no reply from the Minecraft sidecar within {timeout_s:.0f} s")
+            raise SidecarGone(self._crash_message(op))
         if not reply.get("ok"):
             raise SidecarError(f"{op}: {reply.get('error', 'failed without a reason')}")
         return reply.get("result")

@@ -530,12 +530,25 @@ async function fillBucket (side, prompt, goal, num, budgetTicks) {
 /** A budget that ran out leaves collectblock, the pathfinder or a dig going: stop them all, so that the
  *  next call starts from rest. */
 async function stopEverything (bot) {
-  try { await bot.collectBlock.cancelTask() } catch (err) {}
   bot.pathfinder.stop()
   bot.pathfinder.setGoal(null)
   try { bot.stopDigging() } catch (err) {}
   bot.clearControlStates()
+  try {
+    await withTimeout(bot.collectBlock.cancelTask(), CANCEL_MS)
+  } catch (err) {
+    // collectblock waits without end for a drop it walked to to be picked up, which one out of reach never
+    // is, and its cancelTask waits on that loop: the sidecar hung there (a dead execute, then every request
+    // behind it). The loop is let go: its targets emptied, the drops it waits on declared gone, so it ends.
+    const stuck = [...bot.collectBlock.targets.targets]
+    bot.collectBlock.targets.clear()
+    for (const target of stuck) if (target.constructor.name === 'Entity') bot.emit('entityGone', target)
+  }
 }
+
+/** How long a cancelled collection may take to wind down: a dig in progress (obsidian takes 9.4 s with a diamond
+ *  pickaxe) and a last pickup. */
+const CANCEL_MS = 12000
 
 async function equipBestWeapon (side) {
   const order = ['netherite_sword', 'diamond_sword', 'iron_sword', 'stone_sword', 'golden_sword', 'wooden_sword',
