@@ -64,7 +64,8 @@ def test_a_world_killed_mid_episode_is_started_afresh_and_its_episode_played_aga
 
     import psutil
 
-    from tests.helpers import launch_bg, wait_until
+    from kernel.tools.client import KernelClient
+    from tests.helpers import announced, launch_bg, wait_until
 
     out = tmp_path / "run"
     run = launch_bg("run", "launch/vab_minecraft_gold.yaml", "--set", "env.task=[wooden_pickaxe]", "--episodes", "1",
@@ -77,9 +78,20 @@ def test_a_world_killed_mid_episode_is_started_afresh_and_its_episode_played_aga
             except psutil.Error:
                 return []
 
-        assert wait_until(lambda: len(sidecars()) == 1, 180, 0.2), run.output()[-3000:]
+        def in_play() -> bool:  # the episode's first observation went out: the reset is done
+            info = announced(out)
+            if info is None:
+                return False
+            with KernelClient(info["endpoint"], curve=info.get("curve")) as client:
+                try:
+                    edges = client.call("stats")["edges"]
+                except (TimeoutError, RuntimeError):
+                    return False
+            return any(e["edge"] == "env/obs -> agent/obs" and e["sent"] >= 1 for e in edges)
+
+        assert wait_until(lambda: len(sidecars()) == 1 and in_play(), 240, 0.5), run.output()[-3000:]
         first = sidecars()[0]
-        time.sleep(8)  # the reset is done and the first execute call walks to a tree
+        time.sleep(3)  # the first execute call walks to a tree
         first.send_signal(signal.SIGKILL)
         assert run.wait(300) == 0, run.output()[-3000:]
         assert not first.is_running() or first.status() == psutil.STATUS_ZOMBIE
