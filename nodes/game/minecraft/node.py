@@ -101,7 +101,6 @@ class MinecraftEnv(EnvNode):
         self.guard = Guard()
         self.score = StepReward({}, members)
         self.feedback: str | None = None  # None before the first action
-        self.last_ok = True
         self.last_execute_failed = False  # the round before was an execute call that failed
         self.spawn_y = 0.0
         self.episode_id = ""
@@ -135,7 +134,7 @@ class MinecraftEnv(EnvNode):
         self.score = StepReward(weights, members)
         self.score.observe(self.world["inventory"])
         self.guard = Guard(spawn_resources=bool(task.init_command), rounds=self.params.rounds)
-        self.feedback, self.last_ok, self.episode_id = None, True, episode.id
+        self.feedback, self.episode_id = None, episode.id
         self.spawn_y = float(self.world["position"]["y"])  # the body stands at the spawn after a reset
         self.last_execute_failed = False
         await self._draw()
@@ -183,14 +182,13 @@ class MinecraftEnv(EnvNode):
         if (ending := self.guard.before(written)) is not None:  # VAB ends the task before carrying it out
             self.feedback = f"Your last action \"{written}\" was not carried out. {ending.message}"
             return self._end(ending, ok=False, reward=0.0)
-        ok, message, shown = await self._carry_out(written)
+        act, ok, message, shown = await self._carry_out(written)
         self.world = await self._ask("observe", {})
         before = self.score.value
         reward = self.score.observe(self.world["inventory"])
         verdict = "has been executed" if ok else "can not be executed"
         self.feedback = f"Your last action \"{shown}\" {verdict}." + (f" {message}" if message else "")
-        self.last_ok = ok
-        self.last_execute_failed = not ok and written.lstrip().startswith("execute")
+        self.last_execute_failed = isinstance(act, parsing.Execute) and not ok
         target_held = holds(self.world["inventory"], task.target, task.count, members)
         ending = self.guard.record(written, not ok, reward, target_held=target_held)
         await self._draw()
@@ -198,26 +196,27 @@ class MinecraftEnv(EnvNode):
             return StepResult(reward - before, False, self._info(ok))
         return self._end(ending, ok=ok, reward=reward - before)
 
-    async def _carry_out(self, written: str) -> tuple[bool, str, str]:
-        """(succeeded, the message, the action as echoed in the feedback)."""
+    async def _carry_out(self, written: str) -> tuple[Action | None, bool, str, str]:
+        """(the action parsed, None if it does not parse; succeeded; the message; the action as echoed in
+        the feedback)."""
         try:
             act = parsing.parse_action(written)
         except ParseError as exc:
-            return False, str(exc), written
+            return None, False, str(exc), written
         shown = parsing.echo(act)
         if isinstance(act, parsing.LookUp):
-            return True, look_up(act.item), shown
+            return act, True, look_up(act.item), shown
         if isinstance(act, parsing.Execute) and act.goal_item is None and goal_of(act.prompt) is None:
-            return False, (f"The executor cannot tell what \"{act.prompt[:80]}\" should gather: name the item "
+            return act, False, (f"The executor cannot tell what \"{act.prompt[:80]}\" should gather: name the item "
                            f"with execute(prompt, goal_item, num), e.g. execute(\"mine stone\", \"cobblestone\", 3)."), shown
         try:
             result = await self._ask(*self._request(act))
         except SidecarGone:
             raise  # the world is lost: the node fails, and its restart policy plays the episode again
         except SidecarError as exc:
-            return False, f"The world could not carry it out: {exc}", shown
+            return act, False, f"The world could not carry it out: {exc}", shown
         message = str(result.get("message") or "")
-        return bool(result.get("success")), message[:MAX_ECHO * 4], shown
+        return act, bool(result.get("success")), message[:MAX_ECHO * 4], shown
 
     def _request(self, act: Action) -> tuple[str, dict[str, Any], float]:
         if isinstance(act, parsing.Execute):
