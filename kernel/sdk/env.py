@@ -167,6 +167,7 @@ class EnvNode(Node):
     async def _play(self, episode: Episode, renders: bool) -> StepRecord:
         t, invalid = 0, 0
         record: StepRecord | None = None
+        rewards: list[float] = []  # the episode's step rewards, for its record in the run (RL rollouts)
         while True:
             obs = self.observe()
             obs.update(env=self.env, episode=episode.id, t=t)
@@ -198,8 +199,14 @@ class EnvNode(Node):
                                 info={**result.info, "invalid": invalid, "stopped": stop or False})
             if episode.attempt > 1:
                 record["attempt"] = episode.attempt
+            rewards.append(record["reward"])
             if record["done"]:
                 await self.publish("step", record, step=t)
+                # One record per episode, no decision (t none): each step's reward, for rollouts (launch export)
+                self.record_step({"episode": episode.id, "t": None, "decision": False, "steps": t + 1,
+                                  "rewards": rewards, "invalid": invalid, "truncated": truncated,
+                                  "stopped": stop or False,
+                                  **({"attempt": episode.attempt} if episode.attempt > 1 else {})})
                 return record
             t += 1
 

@@ -21,7 +21,7 @@ from kernel.bus import tracing
 from kernel.sdk.node import Message, Node, NodeParams, RemoteError, RequestTimeout, on_input
 from nodes.agent.memory import ALL, ChatMemory, StepMemory, Turn, window
 from nodes.agent.parsers import get_parser
-from nodes.agent.records import StepRecords, printable
+from nodes.agent.records import StepRecords
 from nodes.agent.templates import Template, fields_of, load_template
 from nodes.agent.webactions import HostMap
 from nodes.agent.webepisode import EarlyStopLimits, WebEpisode, browser_template, load_image, stop_action
@@ -108,6 +108,7 @@ class LLMAgent(Node):
         self.ife_min_steps = p.ife_min_steps
         self.template: Template | None = load_template(p.template) if p.template else None
         self.records = StepRecords(self)
+        self._icl_text = ""  # the rendered in-context examples of the current system prompt, if shown
         # copies of a replica group (agent-0, agent-1, ...) report under one name, so episodes compare
         self.metric_prefix = self.id.removesuffix(f"-{p.replica}") if p.replica is not None else self.id
         self.episode: str | None = None
@@ -213,6 +214,8 @@ class LLMAgent(Node):
         reply_text, error, found = "", None, []
         messages: list[dict[str, Any]] = []
         calls = 0
+        seen: list[str] | None = None
+        tokens: dict[str, Any] | None = None
         for _attempt in range(1 + self.regenerate):
             messages = self.memory.messages(head, retry)
             try:
@@ -224,6 +227,8 @@ class LLMAgent(Node):
                 break
             calls += 1
             reply_text = reply["text"]
+            seen = reply.get("image_sha256")
+            tokens = reply.get("tokens")
             for k in usage:
                 usage[k] += int(reply["usage"].get(k, 0))
             latency += float(reply.get("latency_s", 0.0))
@@ -243,11 +248,17 @@ class LLMAgent(Node):
         else:
             self.invalid_streak += 1
         record = {
-            "episode": self.episode, "t": obs.get("t"), "mode": mode, "prompt": printable(messages),
+            "episode": self.episode, "t": obs.get("t"), "mode": mode, "prompt": await self.records.prompt(messages),
             "response": reply_text, "attempts": calls, "actions": found,
             "action": found[0] if found else None, "valid": bool(found), "error": error, "usage": usage,
             "latency_s": round(latency, 4), "cost_usd": cost,
         }
+        if seen is not None:  # what the model node says it sent: the hashes of the encoded pictures
+            record["seen_images"] = seen
+        if tokens:  # the reply's (last call's) token ids and logprobs, where the launch file asked for them
+            record["tokens"] = tokens
+        if self._icl_text:  # the in-context examples of the system prompt, which a training set leaves out
+            record["icl"] = self._icl_text
         await self._report()
         return found, record
 
@@ -284,8 +295,10 @@ class LLMAgent(Node):
         fields = fields_of(obs)
         parts = [tpl.render("system", tpl.system, fields), tpl.render(f"io.{mode}", tpl.io[mode], fields),
                  tpl.render("cot", tpl.cot.get("on" if self.cot else "off", ""), fields)]
+        self._icl_text = ""
         if self.icl and tpl.icl:
-            parts.append(tpl.render("icl", tpl.icl, fields))
+            self._icl_text = tpl.render("icl", tpl.icl, fields).strip()
+            parts.append(self._icl_text)
         text = "\n\n".join(p.strip() for p in parts if p and p.strip())
         if self.params.system_role:
             return [{"role": "system", "content": text}]

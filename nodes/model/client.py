@@ -76,6 +76,9 @@ class ChatModelParams(NodeParams):
     image_long_edge: int | None = Field(None, ge=1, description="downscale frames to this long edge (pixels)")
     prices: Prices = Field(default_factory=Prices, description="for cost accounting: {prompt_per_1m, "
                            "completion_per_1m} in USD")
+    logprobs: bool = Field(False, description="ask for the reply's token logprobs, and from a vLLM server the prompt's "
+                           "and the reply's token ids (return_token_ids), kept in the agent's step records for RL "
+                           "rollouts (launch export --format rollouts)")
     cache: bool = Field(False, description="answer repeated requests from the response cache")
     cache_path: str | None = Field(None, description="the cache's SQLite file (default "
                                    "~/.cache/framebus/responses.sqlite)")
@@ -148,15 +151,20 @@ class ChatModel(Node):
         sampling = {**self.sampling, **(body.get("sampling") or {})}
         # Encoding frames (PNG/JPEG, base64), hashing the request and the cache's SQLite (a sync to
         # disk per write) take milliseconds: they run in threads, so this loop serves other calls.
+        digests: list[str] = []
         messages = await asyncio.to_thread(openai_messages, body["messages"], self.image_format,
-                                           self.image_long_edge, self.vision)
+                                           self.image_long_edge, self.vision, digests)
         request = {"model": self.model, "messages": messages, **sampling}
+        if self.params.logprobs:
+            request["logprobs"] = True
+            if self.server is not None or self.params.base_url:  # vLLM's own field; OpenAI's API refuses it
+                request["extra_body"] = {**(request.get("extra_body") or {}), "return_token_ids": True}
         episode = body.get("episode")
         key = await asyncio.to_thread(request_key, request) if self.cache is not None else None
         hit = await asyncio.to_thread(self.cache.get, key) if key is not None else None  # type: ignore[union-attr]
         if hit is not None:
             self._account(episode, hit["usage"], 0.0, 0, cached=True)
-            return {**hit, "latency_s": 0.0, "cost_usd": 0.0, "cached": True, "retries": 0}
+            return {**hit, "latency_s": 0.0, "cost_usd": 0.0, "cached": True, "retries": 0, "image_sha256": digests}
         async with self.limit:
             reply, retries, latency = await self._call(request)
         cost = self._account(episode, reply["usage"], latency, retries, cached=False)
@@ -170,7 +178,8 @@ class ChatModel(Node):
             "framebus.cost_usd": cost})
         if key is not None:
             await asyncio.to_thread(self.cache.put, key, self.model, reply)  # type: ignore[union-attr]
-        return {**reply, "latency_s": latency, "cost_usd": cost, "cached": False, "retries": retries}
+        return {**reply, "latency_s": latency, "cost_usd": cost, "cached": False, "retries": retries,
+                "image_sha256": digests}
 
     async def _call(self, request: dict[str, Any]) -> tuple[dict[str, Any], int, float]:
         retries = 0
@@ -214,11 +223,13 @@ class ChatModel(Node):
             latency = time.monotonic() - start
             choice = response.choices[0]
             usage = response.usage
-            return ({"text": choice.message.content or "", "finish_reason": choice.finish_reason,
+            reply = {"text": choice.message.content or "", "finish_reason": choice.finish_reason,
                      "model": response.model,
                      "usage": {"prompt_tokens": usage.prompt_tokens if usage else 0,
-                               "completion_tokens": usage.completion_tokens if usage else 0}},
-                    retries, latency)
+                               "completion_tokens": usage.completion_tokens if usage else 0}}
+            if "logprobs" in request and (tokens := token_data(response)):
+                reply["tokens"] = tokens
+            return reply, retries, latency
 
     def _account(self, episode: str | None, usage: dict[str, int], latency: float, retries: int,
                  cached: bool) -> float:
@@ -250,6 +261,24 @@ class ChatModel(Node):
         """A death or restart of the managed server: into the run's errors table and summary.json."""
         self._publish_totals()
         await self.record_error(kind, message)
+
+
+def token_data(response: Any) -> dict[str, Any]:
+    """What a server said about the reply's tokens: the logprob of each (OpenAI's ``logprobs``), and
+    where vLLM was asked for them (``return_token_ids``) the prompt's and the reply's token ids."""
+    choice = response.choices[0]
+    out: dict[str, Any] = {}
+    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    if content:
+        out["logprobs"] = [float(c.logprob) for c in content]
+        out["tokens"] = [c.token for c in content]
+    prompt_ids = getattr(response, "prompt_token_ids", None)  # vLLM's fields beyond OpenAI's (pydantic extras)
+    completion_ids = getattr(choice, "token_ids", None)
+    if isinstance(prompt_ids, list):
+        out["prompt_ids"] = [int(i) for i in prompt_ids]
+    if isinstance(completion_ids, list):
+        out["completion_ids"] = [int(i) for i in completion_ids]
+    return out
 
 
 class _Usage:

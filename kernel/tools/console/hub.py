@@ -331,8 +331,11 @@ class Hub:
             for rowid, node, record in db.execute("SELECT rowid, node, record FROM steps WHERE rowid > ? "
                                                   "ORDER BY rowid", (self._step_rowid,)):
                 self._step_rowid = max(self._step_rowid, rowid)
-                steps[node] = json.loads(record)
-                self._add_usage(steps[node])
+                parsed = json.loads(record)
+                if isinstance(parsed, dict) and parsed.get("decision") is False:
+                    continue  # an env's record of an episode's rewards: no agent's decision to draw
+                steps[node] = parsed
+                self._add_usage(parsed)
             return episodes, steps
         finally:
             db.close()
