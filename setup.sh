@@ -80,7 +80,7 @@ if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
 fi
 log "installing framebus into .venv"
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,model,games,record,scale,browser,console,worlds,mqtt,trace]"
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,model,games,record,scale,browser,console,worlds,mqtt,trace,train]"
 # highway-env's metadata asks for pygame-ce, a fork that installs over pygame's files; the env runs on the
 # pygame above (tests/test_gym_env.py drives highway_random.yaml), so it goes in without its dependencies.
 # Its other dependencies are gymnasium and matplotlib (installed above) and pandas (installed here).

@@ -69,9 +69,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("run", nargs="?", help="run id, run folder or launch pid (default: the newest running graph)")
     p.add_argument("--port", type=int, default=0, help="for a run started without --ui: the port of the console "
                    "this command serves (default: a free one)")
-    p = sub.add_parser("export", help="one record per ended episode of a run, from its results database")
-    p.add_argument("run", type=Path, help="the run folder")
-    p.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+    p = sub.add_parser("export", help="a run's ended episodes as rows (jsonl, csv), or runs' step records as "
+                       "training data (chat, vab-bc, hf, rollouts; docs/training.md)")
+    p.add_argument("run", type=Path, nargs="+", help="the run folder(s); jsonl and csv take one")
+    p.add_argument("--format", choices=["jsonl", "csv", "chat", "vab-bc", "hf", "rollouts"], default="jsonl",
+                   help="jsonl/csv: one row per episode to stdout; chat: OpenAI chat fine-tuning JSONL; vab-bc: "
+                   "VisualAgentBench's behaviour-cloning samples; hf: a Hugging Face dataset with parquet shards; "
+                   "rollouts: per decision, token ids, logprobs and rewards for RL trainers")
+    p.add_argument("--out", type=Path, help="the folder the training set is written to (chat, vab-bc, hf, "
+                   "rollouts)")
+    p.add_argument("--images", choices=["files", "inline"], default="files",
+                   help="chat, vab-bc, rollouts: pictures as files beside the JSONL (default) or inline base64 "
+                   "data URLs")
+    p.add_argument("--success", action="store_true", help="only episodes whose metrics say success")
+    p.add_argument("--min-metric", action="append", default=[], metavar="METRIC=VALUE",
+                   help="only episodes with METRIC >= VALUE (repeatable)")
+    p.add_argument("--env", action="append", default=[], help="only episodes of this env (its uses, e.g. "
+                   "sokoban.env, or its family, e.g. sokoban; repeatable)")
+    p.add_argument("--agent", action="append", default=[], help="only this agent node's decisions (repeatable)")
+    p.add_argument("--mix", action="append", default=[], metavar="FAMILY=TIMES",
+                   help="write each record of an env family TIMES times in all (VAB's mix: css=3)")
 
     p = sub.add_parser("stats", help="per-edge message counts and drops of a running graph")
     p.add_argument("--run", help="run id, run folder or launch pid (default: the newest running graph)")
@@ -336,9 +353,23 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from kernel.tools.export import export
+    if args.format in ("jsonl", "csv"):
+        from kernel.tools.export import export
 
-    return export(args.run, args.format, sys.stdout)
+        if len(args.run) != 1 or args.out is not None:
+            console.print(f"[bold red]error:[/] --format {args.format} writes one run's episodes to stdout: give one "
+                          "run folder and no --out (the training formats chat, vab-bc, hf and rollouts take several)",
+                          highlight=False, soft_wrap=True)
+            return 2
+        return export(args.run[0], args.format, sys.stdout)
+    from kernel.tools.trainset import ExportError
+    from kernel.tools.trainset.command import export_command
+
+    try:
+        return export_command(args, console)
+    except ExportError as exc:
+        console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        return 2
 
 
 def _replay(args: argparse.Namespace) -> int:
