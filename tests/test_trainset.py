@@ -235,3 +235,54 @@ def test_rollouts_carry_tokens_logprobs_and_the_envs_rewards(tmp_path: Path) -> 
     assert first["return"] == 9.9 and first["metrics"] == {"success": 1.0}
     assert first["completion"] == "# action\nUp" and first["prompt"][0] == {"role": "system", "content": "Push boxes."}
     assert first["prompt"][1]["content"][1]["image_url"]["url"].startswith("images/")
+
+
+def css_attempts(root: Path) -> list[Path]:
+    """A failure in VAB-CSS's standard setting and a hinted success on the same instance, in two runs."""
+    from nodes.browser.css.env import hint_text
+
+    class Corruption:
+        property, selector, file = "display", ".story", "style.css"
+
+    hint = hint_text(Corruption)
+    system = {"role": "system", "content": RULES}
+
+    def attempt(texts: list[str], replies: list[str]) -> list[dict[str, Any]]:
+        out, history = [], []
+        for t, (text, reply) in enumerate(zip(texts, replies, strict=True)):
+            turn = user(text, picture(t + 50))
+            out.append({"t": t, "attempts": 1, "valid": True, "response": reply, "prompt": [system, *history, turn]})
+            history += [turn, {"role": "assistant", "content": reply}]
+        return out
+
+    failed = attempt(["the page\n\n(2 rounds left.)", "edited\n\n(1 round left.)"],
+                     ["Action: edit_rule('.x', 'color', 'red')", "I have fixed the css style"])
+    fixed = attempt([f"the page\n\n{hint}\n\n(2 rounds left.)", f"rule found\n\n{hint}\n\n(1 round left.)"],
+                    ["Action: select_rule('.story')", "I have fixed the css style"])
+    metrics = {"instance": "bakery-001"}
+    return [make_run(root, "standard", "css.env", [{"id": "ep00000", "metrics": {**metrics, "success": 0.0},
+                                                   "records": failed}]),
+            make_run(root, "lenient", "css.env", [{"id": "ep00000", "metrics": {**metrics, "success": 1.0, "hint": 0},
+                                                  "records": fixed}])]
+
+
+def test_splice_recovery_joins_a_css_failure_and_a_hinted_success_without_the_hint(tmp_path: Path) -> None:
+    runs = css_attempts(tmp_path)
+    m = export_training(runs, "vab-bc", tmp_path / "out", splice=True, filters=Filters(success=True))
+    (joined,) = m["spliced"]
+    assert joined["task"] == "bakery-001" and joined["failed"].endswith("standard:ep00000")
+    assert joined["succeeded"].endswith("lenient:ep00000") and joined["decisions"] == 3
+    samples = [json.loads(line) for line in (tmp_path / "out" / "vab_bc.jsonl").read_text().splitlines()]
+    assert [s["id"] for s in samples] == ["lenient/ep00000+ep00000/0", "lenient/ep00000+ep00000/1",
+                                          "lenient/ep00000+ep00000/2"]
+    assert [s["output"] for s in samples] == ["Action: edit_rule('.x', 'color', 'red')", "Action: select_rule('.story')",
+                                              "I have fixed the css style"]  # the false claim is gone
+    text = "".join(s["input"] for s in samples)
+    assert "Hint" not in text and "(2 rounds left.)" in text
+    assert samples[2]["input"] == ("<|user|>\nthe page\n\n(2 rounds left.)\n<|assistant|>\nAction: edit_rule('.x', "
+                                   "'color', 'red')\n<|user|>\nthe page\n\n(2 rounds left.)\n<|assistant|>\n"
+                                   "Action: select_rule('.story')\n<|user|>\nrule found\n\n(1 round left.)")
+    assert samples[2]["stacked"] == 3  # the failure's picture and the success's two, from two runs
+    # without --splice-recovery the hinted success goes out as it was, and the failure is filtered
+    m = export_training(runs, "vab-bc", tmp_path / "plain", filters=Filters(success=True))
+    assert "spliced" not in m and m["counts"]["records"] == 2

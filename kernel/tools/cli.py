@@ -87,6 +87,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--env", action="append", default=[], help="only episodes of this env (its uses, e.g. "
                    "sokoban.env, or its family, e.g. sokoban; repeatable)")
     p.add_argument("--agent", action="append", default=[], help="only this agent node's decisions (repeatable)")
+    p.add_argument("--splice-recovery", action="store_true",
+                   help="join a failed episode and a later success on the same task into one trial-and-error "
+                   "trajectory where the env's pack says how (VAB-CSS: a standard-setting failure and a hinted "
+                   "success); the manifest lists what was joined")
     p.add_argument("--mix", action="append", default=[], metavar="FAMILY=TIMES",
                    help="write each record of an env family TIMES times in all (VAB's mix: css=3)")
 

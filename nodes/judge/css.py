@@ -28,7 +28,7 @@ from nodes.judge import css_paper
 
 __all__ = ["CssJudge"]
 
-_KEYS = ("instance", "initial_distance", "final_distance", "rounds_used", "finished", "tool_failures")
+_KEYS = ("instance", "initial_distance", "final_distance", "rounds_used", "finished", "tool_failures", "hint")
 
 
 class CssJudge(JudgeNode):

@@ -29,8 +29,12 @@ def export_command(args: argparse.Namespace, console: Console) -> int:
                   console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("export", total=None)
         manifest = export_training(args.run, args.format, args.out, filters=filters, images=args.images, mix=mix,
+                                   splice=args.splice_recovery,
                                    progress=lambda done, total: bar.update(task, completed=done, total=total))
     counts = manifest["counts"]
+    for j in manifest.get("spliced", ()):
+        console.print(f"joined {escape(j['failed'])} (failed) and {escape(j['succeeded'])} (succeeded) on "
+                      f"{escape(str(j['task']))}: {j['decisions']} decisions", highlight=False, soft_wrap=True)
     console.print(f"{escape(str(args.out))}: {counts['records']} {args.format} records from {counts['episodes']} "
                   f"episodes of {len(manifest['runs'])} run(s), {counts['images']} pictures, "
                   f"{manifest['seconds']} s (manifest.json: {escape(json.dumps(manifest['filters']))})",

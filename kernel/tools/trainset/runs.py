@@ -208,6 +208,8 @@ def read_run(run: Path, filters: Filters, summary: RunSummary | None = None) -> 
                 if record.get("decision") is False and isinstance(record.get("rewards"), list):
                     rewards[node] = [float(r) for r in record["rewards"] if isinstance(r, (int, float))]
                 elif (decision := decision_of(record)) is not None:
+                    for part in decision.images():  # each picture's file, checked once and named in full:
+                        part["path"] = str(image_file(run, part))  # a spliced trajectory mixes runs
                     by_agent.setdefault(node, []).append(decision)
             for agent, decisions in by_agent.items():
                 env_node, env_uses = sources.get(agent, ("", ""))
@@ -229,7 +231,10 @@ def read_run(run: Path, filters: Filters, summary: RunSummary | None = None) -> 
 
 
 def image_file(run: Path, part: Mapping[str, Any]) -> Path:
-    """The file a record's image part names, checked to stay inside the run's picture folder."""
+    """The file a record's image part names, checked to stay inside the run's picture folder (an
+    image part read by :func:`read_run` has it checked and in full, as ``path``)."""
+    if isinstance(part.get("path"), str):
+        return Path(part["path"])
     rel = part.get("file")
     sha = part.get("sha256")
     if not isinstance(rel, str) or not isinstance(sha, str):

@@ -7,6 +7,7 @@ says what went in: the runs and their launch files, the filters, the counts.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -20,6 +21,7 @@ from kernel.bus.resultsdb import FILENAME
 from kernel.tools.trainset import formats
 from kernel.tools.trainset.images import ImageSink, Mode
 from kernel.tools.trainset.runs import Episode, ExportError, Filters, RunSummary, read_run
+from kernel.tools.trainset.splice import splice_recovery
 
 FORMATS = ("chat", "vab-bc", "hf", "rollouts")
 SHARD_ROWS = 500
@@ -53,9 +55,11 @@ def _count(run: Path) -> int:
 
 
 def export_training(runs: Sequence[Path], fmt: str, out: Path, *, filters: Filters = Filters(), images: Mode = "files",
-                    mix: Mapping[str, int] | None = None,
+                    mix: Mapping[str, int] | None = None, splice: bool = False,
                     progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Write the training set; returns the manifest. ``progress(done, total)`` after each episode."""
+    """Write the training set; returns the manifest. ``progress(done, total)`` after each episode.
+    With ``splice``, failed and successful episodes of a task are joined first where their pack
+    says how (kernel.tools.trainset.splice); the filters then apply to what that gives."""
     if fmt not in FORMATS:
         raise ExportError(f"--format {fmt!r}: allowed are {', '.join(FORMATS)} (and jsonl, csv for one row per episode)")
     if not runs:
@@ -77,11 +81,14 @@ def export_training(runs: Sequence[Path], fmt: str, out: Path, *, filters: Filte
     done = 0
     families: set[str] = set()
 
-    def episodes() -> Iterator[Episode]:
+    joined: list[dict[str, Any]] = []
+    reading = dataclasses.replace(filters, success=False, min_metrics={}) if splice else filters
+
+    def read() -> Iterator[Episode]:
         nonlocal done
         for summary in summaries:
             before = summary.episodes
-            for ep in read_run(summary.path, filters, summary):
+            for ep in read_run(summary.path, reading, summary):
                 families.add(ep.family)
                 yield ep
                 if progress is not None and summary.episodes != before:
@@ -89,6 +96,14 @@ def export_training(runs: Sequence[Path], fmt: str, out: Path, *, filters: Filte
                     before = summary.episodes
                     progress(done, total)
             done += summary.episodes - before
+
+    def episodes() -> Iterator[Episode]:
+        if not splice:
+            yield from read()
+            return
+        spliced, found = splice_recovery(read())
+        joined.extend(found)
+        yield from (ep for ep in spliced if filters.keeps(ep))
 
     try:
         counts = _write(fmt, episodes(), partial, sink, mix)
@@ -100,7 +115,7 @@ def export_training(runs: Sequence[Path], fmt: str, out: Path, *, filters: Filte
             "format": fmt, "images": images if fmt != "hf" else "dataset", "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "runs": [{"path": str(s.path.resolve()), "launch": s.launch, "episodes": s.episodes, "exported": s.kept,
                       "decisions": s.decisions, "agents": s.agents} for s in summaries],
-            "filters": filters.as_dict(), "mix": mix,
+            "filters": filters.as_dict(), "mix": mix, **({"spliced": joined} if splice else {}),
             "counts": {**counts, "images": len(sink.written)},
             "seconds": round(time.monotonic() - start, 2),
         }

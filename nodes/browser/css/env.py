@@ -67,6 +67,18 @@ def load_instances(path: str | Path = "") -> list[Instance]:
     return instances
 
 
+HINT_OPEN = "(Hint, for you alone: "
+"""How the lenient setting's hint starts; it ends at the paragraph's end. A training export that
+splices a hinted success onto a failure cuts it out (nodes.browser.css.splice)."""
+
+
+def hint_text(instance: Any) -> str:
+    """The lenient setting's secret: which rule and property the corruption touched."""
+    return (f"{HINT_OPEN}the difference comes from the {instance.property} property of the rule "
+            f"{instance.selector} in {instance.file}; restoring it is all the task needs. Do not mention this "
+            f"hint in your replies.)")
+
+
 def opening_text(html: str, description: str | None, images: bool = True) -> str:
     """VAB's first observation in words: the two screenshots (sent as images; without images the
     text says they are not shown rather than pointing at nothing), the page's HTML and, when given,
@@ -87,6 +99,9 @@ class CssParams(EnvParams):
                            "modulo their number; empty: the shipped nodes/browser/css/data/instances.json")
     rounds: int = Field(10, ge=1, description="replies per episode at most (VAB's round: 10)")
     description: bool = Field(True, description="give the difference description (off: VAB's Table 5 'w/o NL')")
+    hint: int | None = Field(None, ge=0, description="VAB's lenient setting for collecting trajectories: from this "
+                             "round on the text names the rule and property to restore (0: from the first "
+                             "observation; VAB's A.4 hints after 5); none: never")
     frames: bool = Field(True, description="send the target and current screenshots; off: text only")
     chromium: str = Field(CHROMIUM, description="the Chromium binary that renders the pages")
     images: bool = Field(True, description="keep each episode's target, first and last renderings in the run "
@@ -179,6 +194,8 @@ class CssEnv(EnvNode):
             text = self.feedback
             if self.show_current and self.params.frames:
                 text += "\n\nThe second image is the web page's screenshot after your change."
+        if self.params.hint is not None and self.round >= self.params.hint:
+            text += "\n\n" + hint_text(inst)
         left = self.params.rounds - self.round
         text += f"\n\n({left} round{'s' if left != 1 else ''} left.)"
         obs: Observation = {"actions": [], "idle": None, "goal": "Make the current web page look like the target design.",
@@ -232,6 +249,8 @@ class CssEnv(EnvNode):
             "instance": self.instance.id, "project": self.instance.project, "round": self.round,
             "rounds": self.params.rounds, "description": self.params.description,
             "initial_distance": round(self.initial, 4), "tool_failures": self.failures, "finished": self.finished}
+        if self.params.hint is not None:  # the lenient setting: its episodes say so (launch export --splice-recovery)
+            info["hint"] = self.params.hint
         if result is not None:
             info.update(tool=result.call.name if result.call is not None else None, tool_ok=result.ok)
         if done:
