@@ -135,15 +135,20 @@ def test_other_urls_are_refused_naming_the_param(url, why):
 
 
 def test_the_node_needs_exactly_one_server(tmp_path):
-    with pytest.raises(ValidationError, match="exactly one of params.url"):
+    with pytest.raises(ValidationError, match="either params.url .* or params.package / params.app"):
         OpenEnvParams()
-    with pytest.raises(ValidationError, match="exactly one of params.url"):
+    with pytest.raises(ValidationError, match="not both"):
         OpenEnvParams(url="http://127.0.0.1:1", package=str(tmp_path))
+    with pytest.raises(ValidationError, match="not both"):
+        OpenEnvParams(url="http://127.0.0.1:1", app="echo_env.server.app:app")
+    with pytest.raises(ValidationError, match="params.app 'server.app': module:attribute expected"):
+        OpenEnvParams(app="server.app")
+    assert OpenEnvParams(app="echo_env.server.app:app").package is None  # an installed env's app
     with pytest.raises(ValidationError, match=r"params.package .*no server.app module there"):
         OpenEnvParams(package=str(tmp_path))
     (tmp_path / "server").mkdir()
     (tmp_path / "server" / "app.py").write_text("app = None\n")
-    assert OpenEnvParams(package=str(tmp_path)).app == "server.app:app"
+    assert OpenEnvParams(package=str(tmp_path)).served_app() == "server.app:app"
 
 
 def test_the_action_field_is_the_only_required_one_or_the_named_one():

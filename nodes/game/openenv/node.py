@@ -118,8 +118,8 @@ class OpenEnvParams(EnvParams):
                             "with a token: http://127.0.0.1:PORT/TOKEN)")
     package: str | None = Field(None, description="an OpenEnv environment folder (as `openenv init` makes) to "
                                 "serve here on a free loopback port, stopped at teardown")
-    app: str = Field("server.app:app", description="with package: the ASGI app to serve (module:attribute, "
-                     "imported from the package folder)")
+    app: str | None = Field(None, description="the ASGI app to serve here (module:attribute): with package, "
+                            "imported from its folder (default server.app:app); alone, an installed one")
     action_field: str | None = Field(None, description="the action field the agent's action goes into "
                                      "(default: the only required one)")
     actions: list[str] | None = Field(None, description="the action names offered where the observations "
@@ -136,14 +136,21 @@ class OpenEnvParams(EnvParams):
 
     @model_validator(mode="after")
     def _one_server(self) -> "OpenEnvParams":
-        if (self.url is None) == (self.package is None):
-            raise ValueError("give exactly one of params.url (a running OpenEnv server) and params.package "
-                             "(an OpenEnv environment folder to serve here)")
-        if self.package is not None and not (Path(self.package) / self.app.split(":")[0].replace(".", "/")).with_suffix(
-                ".py").is_file():
-            raise ValueError(f"params.package {self.package!r}: no {self.app.split(':')[0]} module there "
-                             f"(params.app {self.app!r}; `openenv init NAME` makes server/app.py)")
+        served = self.package is not None or self.app is not None
+        if (self.url is None) == (not served):
+            raise ValueError("give either params.url (a running OpenEnv server) or params.package / params.app "
+                             "(an OpenEnv environment to serve here), not both and not neither")
+        if self.app is not None and ":" not in self.app:
+            raise ValueError(f"params.app {self.app!r}: module:attribute expected (e.g. server.app:app)")
+        module = self.served_app().split(":")[0]
+        source = Path(self.package or ".") / module.replace(".", "/")
+        if self.package is not None and not source.with_suffix(".py").is_file():
+            raise ValueError(f"params.package {self.package!r}: no {module} module there "
+                             f"(params.app {self.served_app()!r}; `openenv init NAME` makes server/app.py)")
         return self
+
+    def served_app(self) -> str:
+        return self.app or "server.app:app"
 
 
 class OpenEnvEnv(EnvNode):
@@ -159,7 +166,7 @@ class OpenEnvEnv(EnvNode):
         p = self.params
         self._server: asyncio.subprocess.Process | None = None
         self._client: Any = None
-        url = p.url if p.url is not None else await self._serve(Path(p.package or "").resolve())
+        url = p.url if p.url is not None else await self._serve(Path(p.package).resolve() if p.package else None)
         self.url = url.rstrip("/")
         schema = await asyncio.to_thread(self._get, "/schema")
         self.field, self.kind = action_field(schema.get("action") or {}, p.action_field)
@@ -172,28 +179,32 @@ class OpenEnvEnv(EnvNode):
         with urllib.request.urlopen(http + path, timeout=10) as reply:
             return json.loads(reply.read())
 
-    async def _serve(self, package: Path) -> str:
-        """Start the package's app with uvicorn on a free loopback port; its address once /health answers."""
+    async def _serve(self, package: Path | None) -> str:
+        """Start the app with uvicorn on a free loopback port (from the package's folder, where there
+        is one); its address once /health answers."""
         port = free_port()
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(package), os.environ.get("PYTHONPATH", "")])}
+        app = self.params.served_app()
+        env = dict(os.environ)
+        if package is not None:
+            env["PYTHONPATH"] = os.pathsep.join(p for p in (str(package), env.get("PYTHONPATH")) if p)
         self._server = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "uvicorn", self.params.app, "--host", "127.0.0.1", "--port", str(port),
-            "--log-level", "warning", cwd=str(package), env=env, start_new_session=True,
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+            sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port),
+            "--log-level", "warning", cwd=str(package) if package is not None else None, env=env,
+            start_new_session=True, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+        where = f"params.package {str(package)!r}" if package is not None else f"params.app {app!r}"
         self.url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + self.params.start_timeout_s
         while time.monotonic() < deadline:
             if self._server.returncode is not None:
                 err = (await self._server.stderr.read()).decode(errors="replace")[-2000:] if self._server.stderr else ""
-                raise RuntimeError(f"params.package {str(package)!r}: the server ({self.params.app}) exited with "
-                                   f"{self._server.returncode}: {err}")
+                raise RuntimeError(f"{where}: the server ({app}) exited with {self._server.returncode}: {err}")
             try:
                 await asyncio.to_thread(self._get, "/health")
-                self.log.info("OpenEnv server started", package=str(package), url=self.url)
+                self.log.info("OpenEnv server started", app=app, package=str(package or ""), url=self.url)
                 return self.url
             except (OSError, urllib.error.URLError, ValueError):
                 await asyncio.sleep(0.2)
-        raise RuntimeError(f"params.package {str(package)!r}: the server did not answer {self.url}/health within "
+        raise RuntimeError(f"{where}: the server did not answer {self.url}/health within "
                            f"{self.params.start_timeout_s:.0f} s (params.start_timeout_s)")
 
     # -- the EnvNode contract ---------------------------------------------------------------------------
