@@ -18,6 +18,7 @@ from starlette.websockets import WebSocketDisconnect  # noqa: E402
 
 from kernel.tools.openenv_serve import (  # noqa: E402
     SMALL_ARRAY,
+    ClosedQuietly,
     GraphAction,
     ServeRefused,
     TokenGate,
@@ -174,3 +175,24 @@ def test_openenv_observations_map_to_the_convention():
     assert echo["actions"] == ["hello", "bye"] and echo["text"] == "echoed_message: hi\nmessage_length: 2"
     assert "goal" not in echo
     assert text_of({"board": "x.o", "text": "ignored"}, "board") == "x.o"
+
+
+def test_a_session_whose_client_left_first_ends_without_an_error():
+    """openenv-core closes every session's socket itself; when the client has closed it already,
+    starlette raises WebSocketDisconnect, which ClosedQuietly keeps out of the server's log."""
+    async def ws(websocket):
+        await websocket.accept()
+        await websocket.receive_text()
+        raise WebSocketDisconnect(code=1006)  # as starlette's close() of a socket already gone
+
+    async def hello(request):
+        raise WebSocketDisconnect(code=1006)  # not a WebSocket: passed on as it is
+
+    app = Starlette(routes=[WebSocketRoute("/ws", ws), Route("/health", hello)])
+    with TestClient(ClosedQuietly(app)).websocket_connect("/ws") as session:
+        session.send_text("bye")
+    with pytest.raises(WebSocketDisconnect):  # the same session without it
+        with TestClient(app).websocket_connect("/ws") as session:
+            session.send_text("bye")
+    with pytest.raises(WebSocketDisconnect):
+        TestClient(ClosedQuietly(app)).get("/health")

@@ -40,10 +40,11 @@ from openenv.core.env_server.http_server import create_fastapi_app
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
 from pydantic import Field
+from starlette.websockets import WebSocketDisconnect
 
 from kernel.bus.errors import FramebusError
 
-__all__ = ["ServeRefused", "GraphAction", "GraphObservation", "GraphEnvironment", "ReplicaPool", "TokenGate",
+__all__ = ["ServeRefused", "ClosedQuietly", "GraphAction", "GraphObservation", "GraphEnvironment", "ReplicaPool", "TokenGate",
            "action_index", "check_bind", "command", "observation_of", "create_app"]
 
 SMALL_ARRAY = 1024
@@ -367,12 +368,32 @@ class TokenGate:
             await send({"type": "http.response.body", "body": body})
 
 
+class ClosedQuietly:
+    """ASGI middleware that lets a WebSocket session end without a traceback when its client has
+    gone first: openenv-core 0.3.0 closes the socket after every session and catches only
+    RuntimeError there, while starlette 1.x raises WebSocketDisconnect for a socket the client
+    already closed, so uvicorn logged "Exception in ASGI application" at every ordinary goodbye.
+    The session is destroyed before that close, so nothing is lost."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket":
+            await self.app(scope, receive, send)
+            return
+        try:
+            await self.app(scope, receive, send)
+        except WebSocketDisconnect:
+            pass
+
+
 # -- the app and the command -----------------------------------------------------------------------------
 
 def create_app(pool: ReplicaPool, source: str, token: str | None = None) -> Any:
     """openenv-core's FastAPI app over ``pool``, behind the token gate when there is a token."""
-    app = create_fastapi_app(functools.partial(GraphEnvironment, pool, source), GraphAction, GraphObservation,
-                             max_concurrent_envs=pool.size)
+    app = ClosedQuietly(create_fastapi_app(functools.partial(GraphEnvironment, pool, source), GraphAction,
+                                           GraphObservation, max_concurrent_envs=pool.size))
     return TokenGate(app, token) if token is not None else app
 
 

@@ -168,7 +168,11 @@ class OpenEnvEnv(EnvNode):
         self._client: Any = None
         url = p.url if p.url is not None else await self._serve(Path(p.package).resolve() if p.package else None)
         self.url = url.rstrip("/")
-        schema = await asyncio.to_thread(self._get, "/schema")
+        try:
+            schema = await asyncio.to_thread(self._get, "/schema")
+        except (OSError, urllib.error.URLError, ValueError) as exc:
+            raise RuntimeError(f"params.url {url!r}: no OpenEnv server answers {self.url}/schema ({exc}); start "
+                               "it first (e.g. launch serve FILE --openenv --port PORT)") from None
         self.field, self.kind = action_field(schema.get("action") or {}, p.action_field)
         self._client = GenericEnvClient(base_url=self.url, message_timeout_s=p.step_timeout_s)
         await self._client.connect()
