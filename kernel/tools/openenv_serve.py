@@ -44,8 +44,8 @@ from starlette.websockets import WebSocketDisconnect
 
 from kernel.bus.errors import FramebusError
 
-__all__ = ["ServeRefused", "ClosedQuietly", "GraphAction", "GraphObservation", "GraphEnvironment", "ReplicaPool", "TokenGate",
-           "action_index", "check_bind", "command", "observation_of", "create_app"]
+__all__ = ["ClosedQuietly", "GraphAction", "GraphEnvironment", "GraphObservation", "ReplicaPool", "ServeRefused",
+           "TokenGate", "action_index", "check_bind", "command", "create_app", "observation_of"]
 
 SMALL_ARRAY = 1024
 """The most numbers an array of the observation may hold to be sent (as nested lists)."""
