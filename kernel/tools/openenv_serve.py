@@ -50,6 +50,9 @@ __all__ = ["ClosedQuietly", "GraphAction", "GraphEnvironment", "GraphObservation
 SMALL_ARRAY = 1024
 """The most numbers an array of the observation may hold to be sent (as nested lists)."""
 
+MAX_LISTED = 4096
+"""The most actions an observation of a graph whose actions change with the state may list."""
+
 MIN_TOKEN = 16
 """The fewest characters a token may have: one short enough to guess is no gate."""
 
@@ -446,7 +449,10 @@ def _serve(args: argparse.Namespace, path: Path) -> int:
 
     from kernel.gym import GraphEnv, GraphError
 
-    pool = ReplicaPool(lambda: GraphEnv(path, agent=args.agent, sets=args.sets), args.replicas)
+    # max_actions bounds only the index space of an env whose actions change with the state; a client
+    # names its action, so any count the env lists must fit
+    pool = ReplicaPool(lambda: GraphEnv(path, agent=args.agent, sets=args.sets, max_actions=MAX_LISTED),
+                       args.replicas)
     try:
         first = pool.acquire()
     except GraphError as exc:
