@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FLOORS = ["kernel.graph", "kernel.launchfile", "kernel.sdk", "kernel.bus"]
+FLOORS = ["kernel.gym | kernel.testing", "kernel.graph", "kernel.launchfile", "kernel.sdk", "kernel.bus"]
+"""Under the tools (the CLI, which serves a graph as an OpenEnv env with kernel.gym): the in-process
+graph users, then the core's four floors."""
 
 
 def contracts() -> list[dict]:

@@ -94,6 +94,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--mix", action="append", default=[], metavar="FAMILY=TIMES",
                    help="write each record of an env family TIMES times in all (VAB's mix: css=3)")
 
+    p = sub.add_parser("serve", help="serve a launch file as an environment for online training (--openenv); "
+                       "docs/training.md")
+    p.add_argument("file", help="a launch file path, or the name of a bundled one (see `launch ls`)")
+    p.add_argument("--openenv", action="store_true", help="speak OpenEnv's reset/step/state (HTTP and WebSocket)")
+    p.add_argument("--host", default="127.0.0.1", help="the address to bind (default 127.0.0.1; any address "
+                   "but loopback needs --token)")
+    p.add_argument("--port", type=int, default=8000, help="the port (default 8000; 0: a free one)")
+    p.add_argument("--agent", default="agent", help="the node the client plays (default: agent)")
+    p.add_argument("--replicas", type=int, default=1, help="graphs run at once, one per session; a client past "
+                   "them is refused (default 1)")
+    p.add_argument("--token", help="a secret of 16 or more characters every request must carry "
+                   "(Authorization: Bearer TOKEN, or http://HOST:PORT/TOKEN as the client's base URL)")
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="NODE.PARAM=VALUE",
+                   help="override a param (or run.FIELD / bus.FIELD); repeatable")
+
     p = sub.add_parser("stats", help="per-edge message counts and drops of a running graph")
     p.add_argument("--run", help="run id, run folder or launch pid (default: the newest running graph)")
     p.add_argument("--json", action="store_true")
@@ -382,6 +397,21 @@ def _replay(args: argparse.Namespace) -> int:
     return replay.command(args)
 
 
+def _serve(args: argparse.Namespace) -> int:
+    """``launch serve``: imported here, as openenv-core (FastAPI, pydantic models) is optional and
+    slow to import, and no other command needs it."""
+    try:
+        from kernel.tools import openenv_serve
+    except ModuleNotFoundError as exc:
+        raise PreflightFailed(f"launch serve --openenv needs openenv-core (pip install 'openenv-core==0.3.0'): "
+                              f"{exc}") from None
+    try:
+        return openenv_serve.command(args)
+    except openenv_serve.ServeRefused as exc:
+        console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        return 2
+
+
 def _report(args: argparse.Namespace) -> int:
     from kernel.tools import report
 
@@ -390,7 +420,7 @@ def _report(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "run": _run, "validate": _validate, "graph": _graph, "ls": _ls, "describe": _describe, "ctl": _ctl,
-    "stats": _stats, "ui": _ui, "export": _export, "replay": _replay, "report": _report,
+    "stats": _stats, "ui": _ui, "export": _export, "replay": _replay, "report": _report, "serve": _serve,
 }
 """Every built-in ``launch`` command and the function that carries it out; a pack's command
 carries its own (``handler``, set by its ``add_parser``), run by kernel.tools.commands ``run``,
