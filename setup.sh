@@ -86,6 +86,8 @@ log "installing framebus into .venv"
 # Its other dependencies are gymnasium and matplotlib (installed above) and pandas (installed here).
 .venv/bin/python -m pip install -q --disable-pip-version-check pandas
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps "highway-env>=1.12,<1.13"
+# OpenEnv for launch serve --openenv and openenv.env; its own requirements are the train extra's (pyproject.toml)
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps "openenv-core==0.3.0"
 # VisualAgentBench's WebArena-Lite task file (165 tasks, Apache-2.0) ships in BrowserGym's wheel; framebus reads
 # only that JSON file (nodes/browser/vwa/webarena_lite.py), and the wheel's dependencies (browsergym-core,
 # libwebarena) would pin an older Playwright over ours, so it goes in without them.

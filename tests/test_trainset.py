@@ -257,7 +257,7 @@ def css_attempts(root: Path) -> list[Path]:
 
     failed = attempt(["the page\n\n(2 rounds left.)", "edited\n\n(1 round left.)"],
                      ["Action: edit_rule('.x', 'color', 'red')", "I have fixed the css style"])
-    fixed = attempt([f"the page\n\n{hint}\n\n(2 rounds left.)", f"rule found\n\n{hint}\n\n(1 round left.)"],
+    fixed = attempt([f"the page\n\n{hint}\n\n(2 rounds left.)", f"rule found\n\n\n{hint}\n\n(1 round left.)"],
                     ["Action: select_rule('.story')", "I have fixed the css style"])
     metrics = {"instance": "bakery-001"}
     return [make_run(root, "standard", "css.env", [{"id": "ep00000", "metrics": {**metrics, "success": 0.0},

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import functools
 import hmac
-import ipaddress
 import json
 import signal
 import socket
@@ -43,9 +42,10 @@ from pydantic import Field
 from starlette.websockets import WebSocketDisconnect
 
 from kernel.bus.errors import FramebusError
+from kernel.launchfile import is_loopback
 
 __all__ = ["ClosedQuietly", "GraphAction", "GraphEnvironment", "GraphObservation", "ReplicaPool", "ServeRefused",
-           "TokenGate", "action_index", "check_bind", "command", "create_app", "observation_of"]
+           "TokenGate", "action_index", "check_bind", "command", "create_app", "is_loopback", "observation_of"]
 
 SMALL_ARRAY = 1024
 """The most numbers an array of the observation may hold to be sent (as nested lists)."""
@@ -67,16 +67,6 @@ class ServeRefused(FramebusError):
 
 
 # -- pure parts: the address check, the action and the observation mapping -------------------------------
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is this machine only (127.0.0.0/8, ::1, localhost)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
 
 def check_bind(host: str, token: str | None) -> None:
     """Refuse to serve a graph where anyone on the network could drive it without a token: a

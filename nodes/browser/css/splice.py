@@ -34,7 +34,7 @@ def _succeeded(episode: EpisodeData) -> bool:
 
 def without_hint(text: str) -> str:
     """``text`` without the lenient setting's hint paragraph (css.env writes it as one)."""
-    return "\n\n".join(p for p in text.split("\n\n") if not p.startswith(HINT_OPEN))
+    return "\n\n".join(p for p in text.split("\n\n") if not p.lstrip().startswith(HINT_OPEN))
 
 
 def _clean(message: dict[str, Any]) -> dict[str, Any]:
