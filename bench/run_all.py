@@ -97,6 +97,7 @@ BENCHES: dict[str, Bench] = {b.name: b for b in [
     Bench("browser", ["--steps", "8", "--blocks", "1", "--replicas", "1", "2", "--replica-steps", "4",
                       "--replica-episodes", "1"], 420, need_chromium),
     Bench("bus", ["--blocks", "4", "--rtt-n", "200", "--frames", "10"], 120),
+    Bench("export", ["--quick"], 300),
     Bench("football", ["--frames", "100", "--blocks", "2"], 300, need_gfootball),
     Bench("grid", ["--episodes", "20", "--blocks", "2"], 120),
     Bench("household", ["--episodes", "10", "--blocks", "1"], 240),

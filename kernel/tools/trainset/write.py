@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import os
 import shutil
 import sqlite3
@@ -168,32 +167,44 @@ def hf_features() -> Any:
 
 
 def _write_hf(episodes: Iterator[Episode], out: Path, sink: ImageSink, mix: Mapping[str, int]) -> dict[str, int]:
+    """Parquet shards written as the rows come (memory holds one shard's pictures at most), then the
+    dataset ``datasets`` builds from them, saved for ``load_from_disk``."""
     import datasets
-
-    n_episodes = n_rows = 0
-
-    def rows() -> Iterator[dict[str, Any]]:
-        nonlocal n_episodes, n_rows
-        for ep in episodes:
-            n_episodes += 1
-            row = formats.hf_row(ep, sink)
-            for _ in range(mix.get(ep.family, 1)):
-                n_rows += 1
-                yield row
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
     features = hf_features()
-    parts, chunk = [], []
-    for row in rows():  # in chunks: a run's pictures need not all be in memory as Python objects at once
-        chunk.append(row)
-        if len(chunk) >= SHARD_ROWS:
-            parts.append(datasets.Dataset.from_list(chunk, features=features))
-            chunk = []
-    if chunk or not parts:
-        parts.append(datasets.Dataset.from_list(chunk, features=features))
-    ds = datasets.concatenate_datasets(parts) if len(parts) > 1 else parts[0]
+    schema = features.arrow_schema
+    shards = out / "parquet"
+    shards.mkdir()
+    n_episodes = n_rows = 0
+    written: list[Path] = []
+    chunk: list[dict[str, Any]] = []
+
+    def flush() -> None:
+        path = shards / f"part-{len(written):05d}.parquet"
+        pq.write_table(pa.Table.from_pylist(chunk, schema=schema), path)
+        written.append(path)
+        chunk.clear()
+
+    for ep in episodes:
+        n_episodes += 1
+        row = features.encode_example(formats.hf_row(ep, sink))
+        for _ in range(mix.get(ep.family, 1)):
+            n_rows += 1
+            chunk.append(row)
+            if len(chunk) >= SHARD_ROWS:
+                flush()
+    if chunk or not written:
+        flush()
+    named = []
+    for i, path in enumerate(written):  # the names Hugging Face's hub gives shards, now that the count is known
+        final = shards / f"train-{i:05d}-of-{len(written):05d}.parquet"
+        path.rename(final)
+        named.append(str(final))
+    cache = out / ".cache"
+    ds = datasets.Dataset.from_parquet(named, features=features, cache_dir=str(cache))
     ds.save_to_disk(str(out / "dataset"))
-    shards = max(1, math.ceil(len(ds) / SHARD_ROWS))
-    (out / "parquet").mkdir()
-    for i in range(shards):
-        ds.shard(shards, i, contiguous=True).to_parquet(str(out / "parquet" / f"train-{i:05d}-of-{shards:05d}.parquet"))
+    del ds
+    shutil.rmtree(cache, ignore_errors=True)
     return {"episodes": n_episodes, "records": n_rows}
