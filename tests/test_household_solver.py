@@ -104,3 +104,29 @@ def test_every_vab_instance_is_solved_within_100_actions():
         if not success or steps > 100:
             unsolved.append((activity, scene, steps, actions[-5:]))
     assert not unsolved
+
+
+def test_recovery_tries_the_closed_container_first_and_the_world_refuses_it() -> None:
+    """VAB's error recovery (§4), played for real: the placement into the closed fridge is refused,
+    then the fridge is opened and the food put in; the instance is still solved."""
+    activity, scene = "clearing_food_from_table_into_fridge", "Beechwood_0_int"
+    problem = activities.load(activity)
+    hh = world.build(problem, scene, 0)
+    solver = Solver(hh, problem, recovery=True)
+    check = checker(problem)
+    refused: list[tuple[str, str, str]] = []
+    taken: list[str] = []
+    while not check.success(hh) and len(taken) < 100:
+        action = solver.next_action()
+        result = apply(hh, action)
+        if not result.ok:
+            refused.append((action, result.feedback, solver.next_action()))
+        taken.append(action)
+    assert check.success(hh)
+    assert len(refused) >= 1
+    action, feedback, following = refused[0]
+    assert action.startswith("put_inside(") and "closed; open it first" in feedback
+    fridge = action.split(",")[1].strip(" )")
+    assert following == f"open({fridge})"  # the fix comes next
+    plain = solve(activity, scene, 0)
+    assert plain[0] and len(taken) == plain[1] + len(refused)

@@ -45,6 +45,9 @@ class HouseholdParams(EnvParams):
                                                 "for the activity, else Rs_int)")
     layout_seed: int = Field(0, description="another set of households for the same instances")
     rounds: int = Field(ROUNDS, gt=0, description="actions per episode at most (VAB: 100)")
+    oracle_recovery: bool = Field(False, description="the oracle plays VAB's error recovery for training data: a "
+                                  "placement into a closed container is tried first (the world refuses it), then the "
+                                  "container is opened and the thing put in")
 
 
 def instances(params: HouseholdParams) -> list[tuple[str, str]]:
@@ -206,7 +209,7 @@ class HouseholdEnv(EnvNode):
         if self.hh is None or self.problem is None or (episode is not None and episode != self.episode_id):
             return None
         if self.solver is None:
-            self.solver = Solver(self.hh, self.problem)
+            self.solver = Solver(self.hh, self.problem, recovery=self.params.oracle_recovery)
         return f"ACTION: {self.solver.next_action()}"
 
     @service("describe")

@@ -37,9 +37,13 @@ def clone(hh: Household) -> Household:
 
 
 class Solver:
-    def __init__(self, hh: Household, problem: Problem) -> None:
+    def __init__(self, hh: Household, problem: Problem, *, recovery: bool = False) -> None:
         self.hh = hh
         self.problem = problem
+        self.recovery = recovery
+        """VAB's error recovery (§4): try each placement into a closed container once before opening
+        it, so the trajectory holds the refusal and the fix, both played for real."""
+        self.tried_closed: set[tuple[str, str]] = set()
         self.check = checker(problem)
         self.skipped: set[str] = set()
         self.intent: list | None = None  # the subgoal the held thing was picked up for
@@ -179,6 +183,9 @@ class Solver:
         if step:
             return step
         if pred == "inside" and y.openable and not y.is_open:
+            if self.recovery and (x.name, y.name) not in self.tried_closed:
+                self.tried_closed.add((x.name, y.name))
+                return f"put_inside({x.id}, {y.id})"  # refused by the world: it is closed
             return f"open({y.id})"
         action = f"{RELATIONS[pred]}({x.id}, {y.id})"
         if not apply(clone(hh), action).ok:  # full or no room: choose the goal option again
@@ -262,11 +269,12 @@ def _subject(lit: list) -> str:
     return atom[1].lstrip("?")
 
 
-def solve(activity: str, scene: str, seed: int = 0, max_steps: int = 100) -> tuple[bool, int, list[str]]:
+def solve(activity: str, scene: str, seed: int = 0, max_steps: int = 100,
+          recovery: bool = False) -> tuple[bool, int, list[str]]:
     """Run the solver on one instance; (success, actions taken, the actions)."""
     problem = activities.load(activity)
     hh = world.build(problem, scene, seed)
-    solver = Solver(hh, problem)
+    solver = Solver(hh, problem, recovery=recovery)
     check = checker(problem)
     taken: list[str] = []
     success = check.success(hh)
