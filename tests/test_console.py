@@ -808,7 +808,7 @@ def test_replay_an_episode_of_a_recorded_run(tmp_path: Path, browser):
         def store() -> list[tuple[int, dict]]:
             with sqlite3.connect(run / "results.sqlite") as db:
                 return [(t, json.loads(r)) for t, r in db.execute(
-                    "SELECT t, record FROM steps WHERE episode_id = 'ep00000' ORDER BY t")]
+                    "SELECT t, record FROM steps WHERE episode_id = 'ep00000' AND node = 'agent' ORDER BY t")]
 
         assert wait_until(lambda: len(store()) == 4, 10)  # the agent's writer thread commits on its own time
         stored = store()

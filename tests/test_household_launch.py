@@ -15,9 +15,9 @@ from tests.helpers import LAUNCH, ROOT, launch, launch_env
 FILES = sorted(p.name for p in (ROOT / "launch").glob("vab_household_*.yaml"))
 
 
-def test_the_four_launch_files_exist_and_validate() -> None:
+def test_the_five_launch_files_exist_and_validate() -> None:
     assert FILES == ["vab_household_gold.yaml", "vab_household_gpt4o.yaml", "vab_household_local.yaml",
-                     "vab_household_random.yaml"]
+                     "vab_household_random.yaml", "vab_household_teacher.yaml"]
     env = {**launch_env(), "OPENAI_API_KEY": "test-key-for-validate"}
     for name in FILES:
         proc = subprocess.run([*LAUNCH, "validate", f"launch/{name}"], cwd=ROOT, env=env, capture_output=True,

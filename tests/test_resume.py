@@ -194,7 +194,7 @@ bus: {{heartbeat: 0.2}}
     result = launch("run", str(path), "--out", str(out), timeout=90)
     assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
     with sqlite3.connect(out / "results.sqlite") as db:
-        rows = db.execute("SELECT COALESCE(attempt, 1), t FROM steps WHERE episode_id = 'ep00002' "
+        rows = db.execute("SELECT COALESCE(attempt, 1), t FROM steps WHERE episode_id = 'ep00002' AND node = 'agent' "
                           "ORDER BY rowid").fetchall()
         ended = db.execute("SELECT retries, attempt FROM episodes WHERE episode_id = 'ep00002'").fetchone()
     assert ended == (1, 2)
