@@ -16,6 +16,12 @@ import numpy as np
 __all__ = ["png_bytes", "png_array", "data_url"]
 
 
+MODEL_PNG_LEVEL = 6
+"""zlib's level of the PNGs a model is sent (nodes.model) and an agent's step records keep
+(nodes.agent.records): one level, so a kept picture is byte for byte the one the model got, and
+every cached request was made with it (zlib's default)."""
+
+
 def png_bytes(frame: np.ndarray, level: int = 1) -> bytes:
     """The PNG of a frame; ``level`` is zlib's (0-9): 1 for a recorder that must keep up with the
     bus, higher where size matters more than time. A given frame and level always give the same bytes."""

@@ -22,14 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from kernel.sdk.images import png_bytes
+from kernel.sdk.images import MODEL_PNG_LEVEL, png_bytes
 from kernel.sdk.node import Node
 
 IMAGES_DIR = "steps/images"
 """Where a run keeps the pictures of its agents' prompts, relative to the run folder."""
-PNG_LEVEL = 6
-"""zlib's level of the kept PNGs: the one a model node encodes with (nodes.model.images), so the
-file is the bytes the model received when it takes PNG at full size."""
 
 
 def printable(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -74,7 +71,7 @@ class ImageKeeper:
         key = pixels.digest()
         sha = self._known.get(key)
         if sha is None:
-            data = png_bytes(frame, PNG_LEVEL)
+            data = png_bytes(frame, MODEL_PNG_LEVEL)
             sha = hashlib.sha256(data).hexdigest()
             path = self.folder / f"{sha}.png"
             if not path.exists():

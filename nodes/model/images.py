@@ -13,10 +13,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from kernel.sdk.images import data_url, png_bytes
+from kernel.sdk.images import MODEL_PNG_LEVEL, data_url, png_bytes
 
 Format = Literal["png", "jpeg"]
-PNG_LEVEL = 6  # zlib's default: the bytes every cached request was made with
 
 
 def encoded(frame: np.ndarray, fmt: Format = "png", long_edge: int | None = None, quality: int = 90) -> bytes:
@@ -25,7 +24,7 @@ def encoded(frame: np.ndarray, fmt: Format = "png", long_edge: int | None = None
         raise ValueError(f"an image must be a uint8 array of HxW or HxWxC, got {frame.dtype} {frame.shape}")
     if long_edge and max(frame.shape[:2]) != long_edge:
         frame = _resized(frame, long_edge)
-    return _jpeg(frame, quality) if fmt == "jpeg" else png_bytes(frame, PNG_LEVEL)
+    return _jpeg(frame, quality) if fmt == "jpeg" else png_bytes(frame, MODEL_PNG_LEVEL)
 
 
 def to_data_url(frame: np.ndarray, fmt: Format = "png", long_edge: int | None = None, quality: int = 90,

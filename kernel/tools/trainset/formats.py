@@ -41,25 +41,24 @@ def _openai_content(ep: Episode, message: Message, sink: ImageSink) -> Any:
             else {"type": "text", "text": str(p.get("text", ""))} for p in content]
 
 
-def conversation(ep: Episode) -> list[tuple[Message, Decision | None]]:
+def conversation(ep: Episode) -> list[Message]:
     """The episode as one conversation: the first decision's opening messages (the rules), then
-    each decision's turn followed by its reply (paired with the decision it came from)."""
-    out: list[tuple[Message, Decision | None]] = [(m, None) for m in ep.decisions[0].head]
+    each decision's turn followed by its reply."""
+    out = list(ep.decisions[0].head)
     for d in ep.decisions:
-        out.append((d.turn, d))
-        out.append(({"role": "assistant", "content": d.response}, d))
+        out += [d.turn, {"role": "assistant", "content": d.response}]
     return out
 
 
 def chat_record(ep: Episode, sink: ImageSink) -> dict[str, Any]:
     """One JSONL line of OpenAI's chat fine-tuning format."""
-    return {"messages": [{"role": m["role"], "content": _openai_content(ep, m, sink)} for m, _ in conversation(ep)]}
+    return {"messages": [{"role": m["role"], "content": _openai_content(ep, m, sink)} for m in conversation(ep)]}
 
 
 def hf_row(ep: Episode, sink: ImageSink) -> dict[str, Any]:
     """One row for TRL: text and image-placeholder parts, the pictures' bytes in order."""
     messages, images = [], []
-    for m, _ in conversation(ep):
+    for m in conversation(ep):
         content = m.get("content")
         parts = []
         if isinstance(content, str):

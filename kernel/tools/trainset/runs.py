@@ -116,7 +116,6 @@ class RunSummary:
 
     path: Path
     launch: str
-    source: str | None
     episodes: int = 0
     kept: int = 0
     decisions: int = 0

@@ -30,12 +30,12 @@ def _decision(data: Mapping[str, Any], where: str) -> Decision:
         raise ExportError(f"{where} returned a decision that is not one ({exc}): see kernel.sdk.splicing") from None
 
 
-def splice_recovery(episodes: Iterable[Episode], found: Mapping[str, Any] | None = None) -> tuple[list[Episode], list[dict[str, Any]]]:
+def splice_recovery(episodes: Iterable[Episode]) -> tuple[list[Episode], list[dict[str, Any]]]:
     """Every episode, with each pair a pack's splicer joins replaced by the joined trajectory (in
     the successful episode's place), and the list of what was joined. A success pairs with the
     first earlier-listed failure of its task that its splicer accepts; each episode joins once."""
     episodes = list(episodes)
-    found = splicers() if found is None else found
+    found = splicers()
     loaded: dict[str, Splicer] = {}
     keyed: list[tuple[Episode, str | None, EpisodeData | None]] = []
     for ep in episodes:

@@ -71,7 +71,7 @@ def export_training(runs: Sequence[Path], fmt: str, out: Path, *, filters: Filte
         raise ExportError(f"--out {out}: exists and is not an earlier export (no manifest.json in it); "
                           f"choose a new folder")
     start = time.monotonic()
-    summaries = [RunSummary(path=Path(r), launch="", source=None) for r in runs]
+    summaries = [RunSummary(path=Path(r), launch="") for r in runs]
     total = sum(_count(Path(r)) for r in runs)
     partial = out.parent / f".{out.name}.partial-{os.getpid()}"
     shutil.rmtree(partial, ignore_errors=True)
