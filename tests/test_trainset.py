@@ -183,6 +183,9 @@ def test_the_cli_refuses_what_it_cannot_write(tmp_path: Path) -> None:
     out = launch("export", str(run), "--format", "chat", "--out", str(tmp_path / "taken"))
     assert out.returncode == 2 and "not an earlier export" in out.stderr
     assert (tmp_path / "taken" / "notes.txt").read_text() == "mine"
+    (tmp_path / "afile").write_text("")
+    out = launch("export", str(run), "--format", "chat", "--out", str(tmp_path / "afile" / "set"))
+    assert out.returncode == 2 and "cannot make the set's folder" in out.stderr and "Traceback" not in out.stderr
     out = launch("export", str(tmp_path / "nothing"), "--format", "hf", "--out", str(tmp_path / "o"))
     assert out.returncode == 2 and "is not a folder" in out.stderr
     out = launch("export", str(run), "--format", "chat", "--out", str(tmp_path / "o"), "--success")

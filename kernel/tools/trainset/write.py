@@ -75,7 +75,10 @@ def export_training(runs: Sequence[Path], fmt: str, out: Path, *, filters: Filte
     total = sum(_count(Path(r)) for r in runs)
     partial = out.parent / f".{out.name}.partial-{os.getpid()}"
     shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir(parents=True)
+    try:
+        partial.mkdir(parents=True)
+    except OSError as exc:
+        raise ExportError(f"--out {out}: cannot make the set's folder beside it: {exc}") from None
     sink = ImageSink(partial, images)
     done = 0
     families: set[str] = set()
@@ -123,6 +126,8 @@ def export_training(runs: Sequence[Path], fmt: str, out: Path, *, filters: Filte
             shutil.rmtree(out)
         os.replace(partial, out)
         return manifest
+    except OSError as exc:  # a full disk, a file where a folder goes: said with the file, nothing half written
+        raise ExportError(f"--out {out}: the export stopped, nothing was written there: {exc}") from None
     finally:
         shutil.rmtree(partial, ignore_errors=True)
 
