@@ -554,16 +554,6 @@ def test_resolve_path_via_launch_path(tmp_path: Path, monkeypatch: pytest.Monkey
     assert info.value.allowed is not None and "demo" in info.value.allowed
 
 
-def test_list_bundled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "b.yaml").write_text("description: second\nnodes: []\n")
-    (tmp_path / "a.yaml").write_text("description: |\n  first line\n  more\nnodes: []\n")
-    (tmp_path / "broken.yaml").write_text("description: [\n")
-    (tmp_path / "notes.txt").write_text("ignored")
-    monkeypatch.setattr(launchfile.finding, "bundled_dir", lambda: tmp_path)  # where list_bundled looks
-    assert launchfile.list_bundled() == [
-        ("a.yaml", "first line"), ("b.yaml", "second"), ("broken.yaml", "(unreadable)")]
-
-
 def test_bundled_dir_is_repo_launch_folder() -> None:
     assert launchfile.bundled_dir() == Path(__file__).resolve().parents[1] / "launch"
 

@@ -7,7 +7,7 @@ composed in :mod:`kernel.launchfile.pipeline`; the format is specified in ``docs
 """
 
 from kernel.launchfile.errors import LaunchError
-from kernel.launchfile.finding import bundled_dir, list_bundled, resolve_path
+from kernel.launchfile.finding import bundled_dir, resolve_path
 from kernel.launchfile.params import NodeClassLoader
 from kernel.launchfile.pipeline import load
 from kernel.launchfile.schema import (
@@ -37,7 +37,6 @@ __all__ = [
     "RunSpec",
     "bundled_dir",
     "is_loopback",
-    "list_bundled",
     "load",
     "resolve_path",
 ]

@@ -6,8 +6,6 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-import yaml
-
 from kernel.launchfile.errors import LaunchError, closest
 from kernel.sdk.installed import package_folder
 
@@ -66,20 +64,3 @@ def resolve_path(name: str | Path, cwd: Path | None = None, *,
     stem = given.stem if given.suffix in YAML_SUFFIXES else given.name
     raise LaunchError(f"launch file '{name}' not found", file=None, allowed=known,
                       suggestion=closest(stem, known))
-
-
-def list_bundled() -> list[tuple[str, str]]:
-    """(file name, description) of every bundled launch file, for ``launch ls``."""
-    out: list[tuple[str, str]] = []
-    for path in yaml_files(bundled_dir()):
-        description = ""
-        try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-            text = doc.get("description") if isinstance(doc, dict) else None
-            if isinstance(text, str) and text.strip():
-                description = text.strip().splitlines()[0]
-        except (OSError, yaml.YAMLError, UnicodeDecodeError):
-            description = "(unreadable)"
-        out.append((path.name, description))
-    return out
-

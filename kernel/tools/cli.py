@@ -56,7 +56,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("graph", help="draw a launch file's graph")
     _file_args(p)
     p.add_argument("--format", choices=["text", "mermaid"], default="text")
-    sub.add_parser("ls", help="list the bundled launch files")
+    p = sub.add_parser("ls", help="list the bundled launch files by pack, with what each needs")
+    p.add_argument("pack", nargs="?", help="only this pack's files (a pack name as `launch ls` shows it)")
+    p.add_argument("--json", action="store_true", help="one JSON object: packs, files, broken pack records")
     p = sub.add_parser("describe", help="a node type's inputs, outputs, services and params")
     p.add_argument("node", help="a registered node type (e.g. agent.llm, football.env) or module:Class")
 
@@ -333,10 +335,48 @@ def _graph(args: argparse.Namespace) -> int:
 
 
 def _ls(args: argparse.Namespace) -> int:
-    table = Table("launch file", "description")
-    for name, description in launchfile.list_bundled():
-        table.add_row(name, description)
-    Console().print(table)
+    from kernel.launchfile.errors import closest
+    from kernel.tools import catalogue
+
+    cat = catalogue.build()
+    groups = cat.by_pack()
+    if args.pack is not None:
+        names = [p.name for p, _ in groups]
+        if args.pack not in names:
+            suggestion = closest(args.pack, names)
+            print(f"launch ls: no pack {args.pack!r} bundles launch files; packs: {', '.join(names)}"
+                  + (f" (did you mean {suggestion!r}?)" if suggestion else ""), file=sys.stderr)
+            return 2
+        groups = [(p, files) for p, files in groups if p.name == args.pack]
+    if args.json:
+        print(json.dumps({"packs": [{"name": p.name, "title": p.title, "source": p.source, "needs": list(p.needs),
+                                     "files": [f.as_json() for f in files]} for p, files in groups],
+                          "broken": cat.broken}, indent=2))
+        return 0
+    # a glance: a pack's needs on its line, a file's own needs beyond them on the file's, wrapped in
+    # their column; descriptions cut to the width
+    def more(pack: Any, item: Any) -> str:
+        return ", ".join(n for n in item.needs if n not in pack.needs)
+
+    console = Console()
+    file_w = max((len(f.file) + 2 for _, files in groups for f in files), default=12)
+    needs_w = min(30, max((len(", ".join(p.needs)) for p, _ in groups), default=5),
+                  max((len(more(p, f)) + 2 for p, files in groups for f in files), default=5))
+    table = Table(box=None, pad_edge=False)
+    table.add_column("launch file", no_wrap=True, width=file_w)
+    table.add_column("needs", width=max(5, needs_w))
+    table.add_column("description", no_wrap=True, overflow="ellipsis",
+                     width=max(12, console.width - file_w - max(5, needs_w) - 4))  # 4: the gaps between columns
+    for pack, files in groups:
+        table.add_row(f"[bold]{escape(pack.title)}[/]", f"[dim]{escape(', '.join(pack.needs))}[/]",
+                      f"[dim]{escape(pack.source)}[/]")
+        for item in files:
+            extra = more(pack, item)
+            table.add_row(f"  {escape(item.file)}", f"+ {escape(extra)}" if extra else "", escape(item.description))
+        table.add_section()
+    console.print(table)
+    for problem in cat.broken:
+        console.print(f"[yellow]a pack record could not be read:[/] {escape(problem)}")
     return 0
 
 

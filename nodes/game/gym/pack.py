@@ -1,0 +1,12 @@
+"""The Gymnasium and PettingZoo worlds pack as ``launch ls`` lists it (see kernel.sdk.catalogue)."""
+
+from kernel.sdk.catalogue import Pack
+
+PACK = Pack(
+    name="gym",
+    title="Gymnasium and PettingZoo worlds",
+    source="Farama: Atari (ale-py), CartPole, Crafter, highway-env, MiniGrid, PettingZoo classic",
+    nodes=("gym.env", "pettingzoo.env"),
+    launch_prefixes=("atari", "cartpole", "crafter", "highway", "minigrid", "rps", "tictactoe"),
+    needs=("[worlds]",),
+)
