@@ -117,11 +117,18 @@ def _run_through_fault(hosts: dict[str, str], tmp_path: Path, lf: Path, episodes
     proc = subprocess.Popen(["bash", str(SCRIPT), "run", "run", str(lf), "--backend", "ray", "--address",
                              "198.18.0.1:6379", "--episodes", str(episodes), "--out", str(out)],
                             env=hosts, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
+    said = tmp_path / "launch.out"
     try:
-        assert wait_until(lambda: _completed(out) >= 20, 120, 0.5), (tmp_path / "launch.out").read_text()[-3000:]
+        # Ray's placing and start of the three actors is most of a loaded machine's wait (a second
+        # each when quiet; CI saw over two minutes beside the model tests): its own allowance, the
+        # backend's placement timeout and more, before the episodes' own
+        assert wait_until(lambda: "nodes ready" in said.read_text() or proc.poll() is not None, 240, 0.5), \
+            _what_happened(said, out)
+        assert wait_until(lambda: _completed(out) >= 20 or proc.poll() is not None, 120, 0.5), _what_happened(said, out)
+        assert proc.poll() is None, _what_happened(said, out)
         before = _completed(out)
         fault()
-        assert proc.wait(timeout=400) == 0, (tmp_path / "launch.out").read_text()[-3000:]
+        assert proc.wait(timeout=400) == 0, _what_happened(said, out)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -129,6 +136,13 @@ def _run_through_fault(hosts: dict[str, str], tmp_path: Path, lf: Path, episodes
         log.close()
     assert before < episodes, "the run ended before the fault: make it longer"
     return out
+
+
+def _what_happened(said: Path, out: Path) -> str:
+    """What launch printed, the episodes done, and each node's log's tail: a failure's evidence."""
+    logs = sorted((out / "logs").glob("*.log")) if (out / "logs").is_dir() else []
+    tails = "".join(f"\n--- {p.name}:\n{p.read_text(errors='replace')[-800:]}" for p in logs)
+    return f"{said.read_text()[-3000:]}\n[{_completed(out)} episodes completed]{tails}"
 
 
 def _blip(hosts: dict[str, str], seconds: int):
@@ -144,6 +158,7 @@ def _blip(hosts: dict[str, str], seconds: int):
     return fault
 
 
+@pytest.mark.timeout(600)  # the hosts' start, Ray's placing on a loaded machine, the fault, the rest
 def test_a_five_second_partition_costs_time_not_nodes_or_scores(hosts: dict[str, str], tmp_path: Path) -> None:
     """The link between the hosts goes down for 5 s mid-run. Nodes bear the silence (bus.grace, 30 s),
     the env's lockstep deadline (2 s here, default action `stay`) is not applied to the agent that is
@@ -347,6 +362,7 @@ def _episode_rows(run_dir: Path) -> list[tuple[str, int, float]]:
         con.close()
 
 
+@pytest.mark.timeout(600)  # the hosts' start, Ray's placing on a loaded machine, the fault, the rest
 def test_a_partition_past_the_grace_restarts_the_cut_off_nodes_and_replays_their_episode(
         hosts: dict[str, str], tmp_path: Path) -> None:
     """The link goes down for longer than bus.grace (4 s here): the agent and judge on host B are
@@ -384,6 +400,7 @@ def _processes_of(netns: str) -> list[int]:
     return [int(p) for p in out.split()]
 
 
+@pytest.mark.timeout(600)  # the hosts' start, Ray's placing on a loaded machine, the fault, the rest
 def test_a_lost_host_s_nodes_come_back_on_the_other_and_replay_their_episode(
         hosts: dict[str, str], tmp_path: Path) -> None:
     """Host B dies mid-run: every process on it (its raylet, Ray's workers, the nodes) is killed at
