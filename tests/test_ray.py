@@ -149,6 +149,7 @@ def test_a_request_that_finds_no_room_in_time_fails_the_run(tmp_path: Path, ray_
     # env and agent each ask for both CPUs: whichever Ray places second cannot be placed
     unplaced = [n for n in ("env", "agent") if f"Ray did not place and start node {n!r} within 20 s" in text]
     assert unplaced and "it asks for {CPU 2}" in text, text[-3000:]
+    assert "waiting 15 s for Ray to place and start it (gives up at 20 s" in text, text[-3000:]  # not silent
     summary = json.loads(res.stdout.strip().splitlines()[-1])
     assert summary["status"] == "failed"
     # (the rest fit, and start, unless the machine is so loaded that a worker's start takes 20 s too)

@@ -41,6 +41,7 @@ from kernel.tools.ray_placement import Landing, Machine, actor_options, describe
 log = structlog.get_logger("framebus.ray")
 
 PLACEMENT_TIMEOUT_S = float(os.environ.get("FRAMEBUS_RAY_PLACEMENT_TIMEOUT", "120"))
+STILL_WAITING_S = (15.0, 45.0, 90.0)  # when a node that Ray has not started yet is said to be waiting
 LOCAL_OBJECT_STORE_BYTES = 200 * 1024**2  # framebus data never goes through Ray's object store
 READ_WAIT_S = 1.0  # how long one output poll waits in the actor for something new
 ACTOR_LOST = -int(signal.SIGKILL)  # the exit code of a node whose actor died: "killed"
@@ -437,13 +438,15 @@ class RaySupervisor(Supervisor):
         if old is not None:  # a restart gets a fresh actor, possibly on another machine
             self.cluster.kill(old)
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + PLACEMENT_TIMEOUT_S
+        asked = loop.time()
+        deadline = asked + PLACEMENT_TIMEOUT_S
         lost: set[str] = set()  # machines an actor of this node died with
         while True:
             if old is not None or lost:  # where it was planned may be gone: plan again
                 await asyncio.to_thread(self.cluster.replan, spec.id, set(lost))  # asks Ray's GCS
             actor = self.cluster.new_actor(spec)
             self.actors[spec.id] = actor
+            waiting = asyncio.create_task(self._say_still_waiting(spec.id, asked))
             try:
                 info = await asyncio.wait_for(self._place_and_start(actor, spec, env), max(1.0, deadline - loop.time()))
                 break
@@ -464,8 +467,21 @@ class RaySupervisor(Supervisor):
                 log.warning("a node's machine died before it started; placing it again", node=spec.id,
                             machine=machine)
                 lost.add(machine)
+            finally:
+                waiting.cancel()
         self.placed[spec.id] = info
         return RayNodeProcess(actor, info)
+
+    async def _say_still_waiting(self, node_id: str, since: float) -> None:
+        """A line now and then while Ray has not placed and started a node: a run that is silent for a
+        minute on a busy cluster looks hung."""
+        loop = asyncio.get_running_loop()
+        for wait in STILL_WAITING_S:
+            await asyncio.sleep(max(0.0, since + wait - loop.time()))
+            proc = self.procs.get(node_id)
+            if proc is not None:
+                self._say(proc, f"waiting {wait:g} s for Ray to place and start it (gives up at "
+                                f"{PLACEMENT_TIMEOUT_S:g} s, FRAMEBUS_RAY_PLACEMENT_TIMEOUT)")
 
     async def _place_and_start(self, actor: Any, spec: NodeSpec, env: dict[str, str]) -> dict[str, Any]:
         """Ask the actor where Ray placed it, then start the node there: a node on another machine
