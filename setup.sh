@@ -92,6 +92,11 @@ log "installing framebus into .venv"
 # only that JSON file (nodes/browser/vwa/webarena_lite.py), and the wheel's dependencies (browsergym-core,
 # libwebarena) would pin an older Playwright over ours, so it goes in without them.
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps "browsergym-webarenalite==0.14.3"
+# BrowserGym's environment itself for browsergym.env (nodes/browser/browsergym), with its MiniWoB++ tasks: its
+# metadata pins playwright==1.44, which would downgrade ours, so it goes in without its dependencies; what it
+# needs at run time (gymnasium, numpy, pillow, beautifulsoup4, pyparsing) the extras above bring (lxml and mcp only
+# serve its MCP server, which framebus does not start)
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps "browsergym-core==0.14.3" "browsergym-miniwob==0.14.3"
 
 # The Minecraft pack's JavaScript side (a flying-squid server, a mineflayer bot, its prismarine-viewer view):
 # Node.js and npm from Debian where the machine has none, the packages pinned by the lockfile (npm ci),

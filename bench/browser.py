@@ -219,6 +219,48 @@ async def replica_run(replicas: int, steps: int, episodes_each: int) -> dict[str
     return {"replicas": replicas, "steps": len(stamps), "steps_per_s": round((len(stamps) - 1) / window, 2)}
 
 
+async def miniwob_step(uses: str, params: dict[str, Any], action: str, steps: int, episodes: int) -> list[float]:
+    """The gaps between consecutive ``env/step`` records of one MiniWoB graph (its site node, the
+    environment ``uses``, an agent replaying ``action``): a step is that action and the next
+    observation, through the bus, as the environment's own default observation draws it."""
+    async with Harness(quiet=True, episodes=episodes, seed=0) as h:
+        h.add("site", "nodes.browser.miniwob.site:MiniwobSite")
+        h.add("env", uses, params={**params, "max_steps": steps}, inputs={"action": "agent/action"},
+              clock={"mode": "lockstep", "deadline": 60.0, "default_action": None})
+        h.add("agent", "nodes.agent.baseline:ReplayAgent", params={"actions": [action] * steps},
+              inputs={"obs": {"from": "env/obs", "policy": "fifo"}})
+        probe = h.probe(inputs={"step": {"from": "env/step", "policy": "fifo", "size": 4096}})
+        await h.start(ready_timeout=120)
+        gaps: list[float] = []
+        for _ in range(episodes):
+            sent: list[float] = []
+            while True:
+                msg = await asyncio.wait_for(probe.recv("step"), 300)
+                sent.append(msg.ts)
+                if msg.body["done"]:
+                    break
+            gaps += [b - a for a, b in zip(sent[:-1], sent[1:])]
+        await h.wait_finished(120)
+    return gaps
+
+
+async def browsergym_run(steps: int, episodes: int) -> dict[str, Any]:
+    """A MiniWoB step (a scroll and the next observation) through ``browsergym.env`` (BrowserGym's
+    environment, its AXTree, DOM snapshot and screenshot, after its 0.5 s pre-observation wait and
+    the task's 100 ms slow-motion) and through ``miniwob.env`` (framebus's browser node, its
+    Set-of-Marks list), one graph after the other on the same task."""
+    ours = await miniwob_step("nodes.browser.miniwob.env:MiniwobEnv",
+                              {"task": "click-test", "seeds": 1, "time_limit_s": 300, "observe": ["som", "url"]},
+                              "scroll [down]", steps, episodes)
+    theirs = await miniwob_step("nodes.browser.browsergym.node:BrowserGymEnv",
+                                {"task": "miniwob.click-test", "site_nodes": {"MINIWOB_URL": "site/miniwob/"}},
+                                "scroll(0, 100)", steps, episodes)
+    return {"framebus_step_p50_ms": round(statistics.median(ours) * 1e3, 1),
+            "browsergym_step_p50_ms": round(statistics.median(theirs) * 1e3, 1),
+            "browsergym_over_framebus": round(statistics.median(theirs) / statistics.median(ours), 3),
+            "steps": {"framebus": len(ours), "browsergym": len(theirs)}, "task": "click-test"}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -227,6 +269,8 @@ def main() -> int:
     parser.add_argument("--replicas", type=int, nargs="*", default=[1, 2, 4], help="replica counts (none: skip)")
     parser.add_argument("--replica-steps", type=int, default=12, help="actions per episode in the replica runs")
     parser.add_argument("--replica-episodes", type=int, default=2, help="episodes per replica")
+    parser.add_argument("--miniwob-steps", type=int, default=12, help="steps per episode of the MiniWoB step through "
+                        "browsergym.env and through miniwob.env (0: skip)")
     args = parser.parse_args()
     started = time.monotonic()
     run = asyncio.run(main_run(args))
@@ -237,6 +281,7 @@ def main() -> int:
         curve.append(asyncio.run(replica_run(n, args.replica_steps, args.replica_episodes)))
         if not args.json:
             print(f"{n} browser replica(s): {curve[-1]['steps_per_s']} steps/s", flush=True)
+    miniwob = asyncio.run(browsergym_run(args.miniwob_steps, 2)) if args.miniwob_steps > 0 else None
     resets = {name: round(max(times), 3) for name, times in run["resets"].items()}
     out = {
         "step_p50_ms": round(direct_ms, 1),
@@ -248,6 +293,7 @@ def main() -> int:
         "reset_s": max(resets.values()),
         "reset_s_by_site": resets,
         "replicas": curve,
+        "miniwob": miniwob,
         "steps": {"bus": len(bus), "direct": len(direct)},
         "viewport": list(VIEWPORT),
         "load_average_1m": round(os.getloadavg()[0], 2),
@@ -261,6 +307,10 @@ def main() -> int:
               f"{out['step_p50_ms']} ms in one process, {out['bus_step_p50_ms']} ms through the bus -> ratio "
               f"{out['bus_overhead_ratio']}; slowest reset {out['reset_s']} s; load average "
               f"{out['load_average_1m']}; {out['seconds']} s")
+        if miniwob is not None:
+            print(f"MiniWoB step (a scroll -> next observation, through the bus): {miniwob['framebus_step_p50_ms']} "
+                  f"ms through miniwob.env, {miniwob['browsergym_step_p50_ms']} ms through browsergym.env "
+                  f"(ratio {miniwob['browsergym_over_framebus']})")
     return 0
 
 

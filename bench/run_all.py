@@ -95,7 +95,7 @@ class Bench:
 
 BENCHES: dict[str, Bench] = {b.name: b for b in [
     Bench("browser", ["--steps", "8", "--blocks", "1", "--replicas", "1", "2", "--replica-steps", "4",
-                      "--replica-episodes", "1"], 420, need_chromium),
+                      "--replica-episodes", "1", "--miniwob-steps", "4"], 480, need_chromium),
     Bench("bus", ["--blocks", "4", "--rtt-n", "200", "--frames", "10"], 120),
     Bench("export", ["--quick"], 300),
     Bench("football", ["--frames", "100", "--blocks", "2"], 300, need_gfootball),
@@ -103,6 +103,7 @@ BENCHES: dict[str, Bench] = {b.name: b for b in [
     Bench("household", ["--episodes", "10", "--blocks", "1"], 240),
     Bench("gym", ["--steps", "500"], 240),
     Bench("minecraft", ["--seeds", "1"], 300, need_minecraft),
+    Bench("miniwob", ["--seeds", "2"], 420, need_chromium),
     Bench("model", ["--concurrency", "4", "--tokens", "16"], 900, need_model_venv),
     Bench("scale", ["--curves", "sokoban", "--replicas", "1", "2", "--episodes-per-replica", "6"], 300),
     Bench("soak", ["--episodes", "5000", "--flood", "50000"], 300),

@@ -12,7 +12,7 @@ import re
 import string
 from typing import Callable, Sequence
 
-from nodes.agent.webactions import fenced_action
+from nodes.agent.webactions import fenced_action, last_fenced_block
 
 Parser = Callable[[str, Sequence[str]], list[str]]
 
@@ -132,6 +132,17 @@ def reply_fields(text: str) -> dict[str, str]:
     return {key: " ".join(lines) for key, lines in fields.items()}
 
 
+_CALL = re.compile(r"[A-Za-z_]\w*\s*\(")
+
+
+def fenced_call(text: str, actions: Sequence[str]) -> list[str]:
+    """BrowserGym: the fenced block (as :func:`fenced_action` finds it) when it holds a function call,
+    verbatim (``click("12")``, ``fill("5", "shoes")``); the environment checks it against its action
+    set, where an unknown call or a malformed one is an invalid step."""
+    block = last_fenced_block(text)
+    return [block] if block and _CALL.match(block) else []
+
+
 def whole_reply(text: str, actions: Sequence[str]) -> list[str]:
     """MageBench WebUI: the reply itself is the action (its fenced html/css/javascript blocks are the
     page), so the environment, not the agent, says whether it is usable and why; only an empty
@@ -234,6 +245,7 @@ PARSERS: dict[str, Parser] = {
     "mention_list": mention_list,
     "fenced_action": fenced_action,  # VisualWebArena: ```action [arg]``` after "In summary, ..."
     "action_line_exact": action_line_exact,  # V-MAGE: "Action: NAME", the name exactly
+    "fenced_call": fenced_call,  # BrowserGym: ```click("12")```, the call verbatim; the environment checks it
     "whole_reply": whole_reply,  # WebUI: the reply's code blocks are the page; the environment reads them
     "after_regenerate": after_regenerate,  # WebUI Online: what follows "# Regenerate"
     "vab_embodied": vab_embodied,  # VAB household: the reply up to a second ACTION/OBSERVATION; the env reads it

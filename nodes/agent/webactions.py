@@ -17,7 +17,7 @@ import re
 from typing import Mapping, Sequence
 from urllib.parse import urlsplit
 
-__all__ = ["GRAMMAR_NAMES", "PHRASE", "HostMap", "canonical_action", "fenced_action"]
+__all__ = ["GRAMMAR_NAMES", "PHRASE", "HostMap", "canonical_action", "fenced_action", "last_fenced_block"]
 
 PHRASE = "In summary, the next action I will perform is"
 """VWA's output format: this sentence, then the action inside a pair of triple backticks."""
@@ -79,13 +79,18 @@ def fenced_action(reply: str, actions: Sequence[str]) -> list[str]:
     I will perform is" (any case), else the reply's last fenced block, checked against the grammar.
     Returns ``[canonical action]``, or ``[]`` when the reply holds no readable action."""
     allowed = [a for a in actions if a in GRAMMAR_NAMES] or list(GRAMMAR_NAMES)
+    block = last_fenced_block(reply)
+    found = canonical_action(block, allowed) if block is not None else None
+    return [found] if found else []
+
+
+def last_fenced_block(reply: str) -> str | None:
+    """The last fenced block after the last "In summary, the next action I will perform is" (any
+    case), else the reply's last fenced block, without a language tag line; None when there is none."""
     at = reply.lower().rfind(PHRASE.lower())
     blocks = _FENCE.findall(reply[at + len(PHRASE):]) if at >= 0 else []
     blocks = blocks or _FENCE.findall(reply)
-    if not blocks:
-        return []
-    found = canonical_action(_block(blocks[-1]), allowed)
-    return [found] if found else []
+    return _block(blocks[-1]) if blocks else None
 
 
 def _base(url: str, what: str) -> str:
