@@ -88,6 +88,11 @@ log "installing framebus into .venv"
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps "highway-env>=1.12,<1.13"
 # OpenEnv for launch serve --openenv and openenv.env; its own requirements are the train extra's (pyproject.toml)
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps "openenv-core==0.3.0"
+# NetHack (nodes/game/nethack, BALROG's world): nle 1.3.0's metadata pins gymnasium==1.2.0, which would downgrade
+# the gymnasium above; NLE runs on it (tests/test_nethack*.py), and its only other runtime need, numpy, is here
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps "nle==1.3.0"
+# MiniHack (BALROG's MiniHack tasks on nethack.env): its requirements are nle (above), gymnasium and setuptools
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps "minihack==1.0.2"
 # VisualAgentBench's WebArena-Lite task file (165 tasks, Apache-2.0) ships in BrowserGym's wheel; framebus reads
 # only that JSON file (nodes/browser/vwa/webarena_lite.py), and the wheel's dependencies (browsergym-core,
 # libwebarena) would pin an older Playwright over ours, so it goes in without them.

@@ -94,6 +94,7 @@ class Bench:
 
 
 BENCHES: dict[str, Bench] = {b.name: b for b in [
+    Bench("balrog", ["--steps", "500"], 300),
     Bench("browser", ["--steps", "8", "--blocks", "1", "--replicas", "1", "2", "--replica-steps", "4",
                       "--replica-episodes", "1", "--miniwob-steps", "4"], 480, need_chromium),
     Bench("bus", ["--blocks", "4", "--rtt-n", "200", "--frames", "10"], 120),
