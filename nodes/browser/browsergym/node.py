@@ -64,6 +64,10 @@ class BrowserGymParams(EnvParams):
         if not dot or not benchmark or not name:
             raise ValueError(f"task {value!r}: BrowserGym names a task BENCHMARK.NAME (miniwob.click-test, "
                              "webarena.310)")
+        if importlib.util.find_spec("browsergym") is None or importlib.util.find_spec("browsergym.core") is None:
+            raise ValueError(f"browsergym.env needs BrowserGym and a browser: pip install 'framebus[browser]', then "
+                             f"pip install --no-deps browsergym-core==0.14.3 browsergym-{benchmark}==0.14.3 (its "
+                             "metadata pins an older Playwright; bash setup.sh does both)")
         if importlib.util.find_spec(f"browsergym.{benchmark}") is None:
             raise ValueError(f"task {value!r}: the package browsergym.{benchmark} is not installed "
                              f"(pip install browsergym-{benchmark})")

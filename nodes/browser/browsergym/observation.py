@@ -12,8 +12,6 @@ import json
 import re
 from typing import Any
 
-from browsergym.utils.obs import flatten_axtree_to_str
-
 MIN_VISIBILITY = 0.5  # BrowserGym's extra properties give each element its visible fraction
 
 
@@ -46,6 +44,8 @@ def clicks(extra_properties: dict[str, dict[str, Any]], limit: int) -> list[str]
 def page_text(obs: dict[str, Any]) -> str:
     """The page as the text-only agent reads it: the open tabs, then the accessibility tree of the
     visible elements with their ids and which are clickable (BrowserGym's own rendering of it)."""
+    from browsergym.utils.obs import flatten_axtree_to_str
+
     urls = obs.get("open_pages_urls") or ()
     titles = obs.get("open_pages_titles") or ()
     tabs = "\n".join(f"Tab {i}: {title} ({url})" for i, (title, url) in enumerate(zip(titles, urls, strict=False)))
