@@ -8,5 +8,5 @@ PACK = Pack(
     source="BrowserGym (ServiceNow): any of its registered tasks, its own environment hosted in the node",
     nodes=("browsergym.env",),
     launch_prefixes=("browsergym",),
-    needs=("[browser]", "Chromium", "browsergym-core (setup.sh)"),
+    needs=("[browser]", "Chromium", "browsergym-core"),  # setup.sh installs it with --no-deps (it pins playwright)
 )

@@ -8,5 +8,5 @@ PACK = Pack(
     source="BALROG (Paglieri et al., 2024) on the NetHack Learning Environment (nle 1.3.0) and MiniHack (1.0.2)",
     nodes=("nethack.env", "nethack.judge"),
     launch_prefixes=("nethack", "minihack"),
-    needs=("nle (setup.sh installs nle==1.3.0 with --no-deps)",),
+    needs=("nle",),  # setup.sh installs nle==1.3.0 with --no-deps (its metadata pins an older gymnasium)
 )
