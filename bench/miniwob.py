@@ -74,7 +74,7 @@ def main() -> int:
               "mean_reward": round(statistics.fmean(t["reward"] for t in tasks.values()), 4) if tasks else None,
               "below_bar": sorted(name for name, t in tasks.items() if t["reward"] < args.bar), "bar": args.bar}
     if args.json:
-        print(json.dumps(result, indent=2))
+        print(json.dumps(result))  # one line: bench/run_all.py reads the last line
     else:
         print(f"{'task':28} {'n':>4} {'reward':>7} {'time-scaled':>11} {'success':>8} {'timeouts':>8} {'steps':>6}")
         for name, t in tasks.items():
