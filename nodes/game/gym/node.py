@@ -11,8 +11,9 @@ MiniGrid-style ``mission`` is the ``goal``. Discrete actions get the env's own n
 param) and an agent sends the name; other action spaces take a list of numbers, checked against the
 space. ``terminated`` and ``truncated`` stay apart in ``info`` (and ``truncated`` is the step record's
 own field too); without a judge the node ends each
-episode with its ``return`` and ``length``. A bad ``id`` is refused by ``launch validate`` at the
-line of the ``id``, naming the package to install.
+episode with its ``return`` and ``length``. ``protocol: balrog`` gives MiniGrid/BabyAI and Crafter
+BALROG's text, action names and progression metric (``nodes.game.gym.balrog``). A bad ``id`` is
+refused by ``launch validate`` at the line of the ``id``, naming the package to install.
 
 Env calls run on the loop while they are quick; while the median of the latest calls is over
 ``OFFLOAD_S`` (a slow simulator, a software renderer) they run in a worker thread instead, so the
@@ -26,7 +27,7 @@ import pkgutil
 import statistics
 import time
 from collections import deque
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 import gymnasium
 import numpy as np
@@ -37,6 +38,7 @@ import kernel.sdk.spaces as decl
 from kernel.sdk.env import EnvNode, EnvParams, Observation, StepRecord, StepResult
 from kernel.sdk.env_wrappers import FrameResize
 from kernel.sdk.node import Episode, service
+from nodes.game.gym import balrog
 from nodes.game.gym import spaces as sp
 from nodes.game.gym.worlds import check_id
 
@@ -62,6 +64,9 @@ class GymParams(EnvParams):
                                                "(nearest pixel)")
     oracle: str | None = Field(None, description="module:function(env, obs) -> action name: a scripted policy "
                                "served as 'oracle', for agent.scripted")
+    protocol: Literal["gym", "balrog"] = Field("gym", description="balrog: BALROG's protocol for MiniGrid/BabyAI "
+                                                "and Crafter ids (BabyAI-Text's sentences as the text, BALROG's "
+                                                "action names, its progression 0-100 in the episode metrics)")
 
     @field_validator("id")
     @classmethod
@@ -78,6 +83,17 @@ class GymParams(EnvParams):
                 raise ValueError(f"cannot load the oracle policy {value!r} (module:function): {exc}") from None
             if not callable(fn):
                 raise ValueError(f"{value!r} is not a function")
+        return value
+
+    @field_validator("protocol")
+    @classmethod
+    def _balrog_world(cls, value: str, info: ValidationInfo) -> str:
+        env_id = info.data.get("id")
+        if value == "balrog" and env_id is not None and balrog.world(env_id) is None:
+            raise ValueError(f"params.protocol: balrog applies to MiniGrid-*/BabyAI-* and framebus/Crafter-* ids, "
+                             f"not {env_id!r} (use protocol: gym)")
+        if value == "balrog" and info.data.get("labels") is not None:
+            raise ValueError("params.protocol: balrog names the actions itself; leave out params.labels")
         return value
 
 
@@ -97,11 +113,20 @@ class GymEnv(EnvNode):
         self.space = self._gym.action_space
         self.obs_space = self._gym.observation_space
         self.names = sp.action_names(self._gym, self.space, p.labels)
+        self._world = balrog.world(p.id) if p.protocol == "balrog" else None
+        if self._world == "babyai":  # BALROG's six names; MiniGrid's 'done' (the 7th) is not offered
+            self.space = gs.Discrete(len(balrog.BABYAI_ACTIONS))
+            self.names = list(balrog.BABYAI_ACTIONS)
+        elif self._world == "crafter":
+            self.names = list(balrog.CRAFTER_ACTIONS)
         if p.labels is not None and (not isinstance(self.space, gs.Discrete) or len(p.labels) != int(self.space.n)):
             raise ValueError(f"params.labels: {len(p.labels)} names given, but {p.id}'s action space is {self.space}")
         if p.idle is not None and (self.names is None or p.idle not in self.names):
             raise ValueError(f"params.idle: {p.idle!r} is not an action of {p.id} (actions: {self.names})")
         self.idle = p.idle or next((n for n in IDLE_NAMES if self.names and n in self.names), None)
+        if self._world == "crafter" and p.idle is None:
+            self.idle = balrog.CRAFTER_IDLE
+        self.progression = 0.0
         self._renders = p.frames and "rgb_array" in (self._gym.metadata.get("render_modes") or [])
         self._resize = FrameResize(*p.image_size) if p.image_size else None
         self._oracle: Callable[..., Any] | None = pkgutil.resolve_name(p.oracle) if p.oracle else None
@@ -161,6 +186,7 @@ class GymEnv(EnvNode):
         self._obs, _ = await self._call(self._reset, int(seed) % 2**32)
         self.ret, self.length = 0.0, 0
         self.terminated = self.truncated = False
+        self.progression = 0.0
 
     def observe(self) -> Observation:
         fields = sp.fields(self.obs_space, self._obs)
@@ -169,6 +195,9 @@ class GymEnv(EnvNode):
                             "text": sp.text({k: v for k, v in fields.items() if k != "mission"})}
         if isinstance(fields.get("mission"), str):
             obs["goal"] = fields["mission"]
+        if self._world == "babyai":
+            mission = str(fields.get("mission", ""))
+            obs["text"] = balrog.babyai_text(mission, self._obs["image"], balrog.carried(self._gym))
         for key, value in fields.items():
             if key in pictures:
                 if not self.params.images:
@@ -223,6 +252,10 @@ class GymEnv(EnvNode):
         self._obs, reward, term, trunc, info = await self._call(self._step, value)
         self.ret += float(reward)
         self.length += 1
+        if self._world == "babyai" and float(reward) > 0:
+            self.progression = balrog.babyai_progression(True)
+        elif self._world == "crafter" and isinstance(info.get("achievements"), dict):
+            self.progression = balrog.crafter_progression(info["achievements"])
         self.terminated, self.truncated = bool(term), bool(trunc)
         return StepResult(float(reward), self.terminated or self.truncated,
                           {**sp.plain(info), "terminated": self.terminated, "truncated": self.truncated,
@@ -235,6 +268,8 @@ class GymEnv(EnvNode):
         for key in ("success", "is_success"):
             if key in info:
                 out["success"] = float(bool(info[key]))
+        if self._world is not None:
+            out["progression"] = self.progression  # BALROG's, in percent; summary.json's metrics hold its mean
         return out
 
     async def teardown(self) -> None:

@@ -5,8 +5,8 @@ from kernel.sdk.catalogue import Pack
 PACK = Pack(
     name="gym",
     title="Gymnasium and PettingZoo worlds",
-    source="Farama: Atari (ale-py), CartPole, Crafter, highway-env, MiniGrid, PettingZoo classic",
+    source="Farama: Atari (ale-py), CartPole, Crafter (also on BALROG's protocol), highway-env, MiniGrid, PettingZoo classic",
     nodes=("gym.env", "pettingzoo.env"),
-    launch_prefixes=("atari", "cartpole", "crafter", "highway", "minigrid", "rps", "tictactoe"),
+    launch_prefixes=("atari", "babyai", "cartpole", "crafter", "highway", "minigrid", "rps", "tictactoe"),
     needs=("[worlds]",),
 )
