@@ -59,3 +59,10 @@ def test_minihack_random_runs_episodes_through_the_bus(tmp_path):
     assert part["episodes"] == 2 and set(part["tasks"]) == {"MiniHack-MazeWalk-9x9-v0"}
     assert 0.0 <= part["progression_percent"] <= 100.0
     assert summary["metrics"]["steps"] <= 100  # BALROG's MiniHack cap
+    # MiniHack takes NetHack's seeds (nethack.env sets them: NLE's reset(seed=) does not), so a second run
+    # with the same run seed plays the same games with the same random moves
+    again = tmp_path / "again"
+    assert launch("run", "minihack_random.yaml", "--episodes", "2", "--out", str(again), timeout=120).returncode == 0
+    played = [[json.loads(line)["metrics"] for line in (run / "episodes.jsonl").read_text().splitlines()]
+              for run in (out, again)]
+    assert played[0] == played[1]

@@ -78,6 +78,7 @@ class NetHackEnv(EnvNode):
 
         p = self.params
         self.minihack = minihack.is_minihack(p.task)
+        self.seeded = True  # until the env refuses seeds (NetHackChallenge)
         common = {"character": p.character, "observation_keys": OBS_KEYS,
                   "disable_env_checker": True}  # NLE reuses its buffers, which the checker warns about
         if self.minihack:
@@ -121,10 +122,23 @@ class NetHackEnv(EnvNode):
                              + (" ..." if len(known) > 40 else ""))
 
     async def reset(self, episode: Episode) -> None:
-        obs, _ = await asyncio.to_thread(self.game.reset, seed=episode.seed)
+        obs, _ = await asyncio.to_thread(self._reset, int(episode.seed) % 2**32)
         self.obs, self.progress, self.episode_return, self.last_reward = _copy(obs), Progress(), 0.0, 0.0
         self.text_message = language.message(obs["tty_chars"])
         self.progress.update(int(obs["blstats"][language.DEPTH]), int(obs["blstats"][language.XL]))
+
+    def _reset(self, seed: int) -> Any:
+        """NLE's ``reset(seed=)`` seeds only Gymnasium's generator, not NetHack's: its own seeds are set
+        first where the env allows it (MiniHack), so an episode's seed replays its game. NetHackChallenge
+        refuses seeds by its rules (as in BALROG): there every game is a fresh one."""
+        if self.seeded:
+            try:
+                self.game.unwrapped.seed(core=seed, disp=seed, reseed=False)
+            except RuntimeError as exc:  # "NetHackChallenge doesn't allow seed changes"
+                self.seeded = False
+                self.log.info("this env takes no seeds: its games do not replay from the episode seed",
+                              task=self.params.task, why=str(exc))
+        return self.game.reset(seed=seed)
 
     def observe(self) -> Observation:
         view = {**self.obs, "text_message": self.text_message}
