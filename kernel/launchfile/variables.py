@@ -13,6 +13,12 @@ from kernel.launchfile.tree import Y, err, walk
 _VAR_RE = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$\{")
 
 
+def required(text: str) -> list[str]:
+    """The variables ``text`` names without a default (``${NAME}``, not ``${NAME:-x}`` or ``$${NAME}``):
+    what a launch file needs set to load."""
+    return [m.group(1) for m in _VAR_RE.finditer(text) if m.group(1) is not None and m.group(2) is None]
+
+
 def substitute(tree: Y, environ: Mapping[str, str]) -> None:
     for y in walk(tree):
         if isinstance(y.value, str) and "${" in y.value:

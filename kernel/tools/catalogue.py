@@ -10,7 +10,6 @@ what it needs. Nothing of a pack but its record is imported, so listing stays qu
 from __future__ import annotations
 
 import importlib.metadata
-import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,10 +18,10 @@ import yaml
 
 from kernel.launchfile import bundled_dir
 from kernel.launchfile.finding import yaml_files
+from kernel.launchfile.variables import required
 from kernel.sdk.catalogue import PACKS_GROUP, Pack
 
 OTHER = Pack(name="other", title="Other launch files", source="claimed by no installed pack")
-_REQUIRED_VAR = re.compile(r"(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)\}")  # ${NAME} without a :-default
 _MAX_INCLUDES = 16
 
 
@@ -90,24 +89,23 @@ def _listed(path: Path, packs: list[Pack]) -> Listed:
         docs = _read_with_includes(path)
     except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
         return Listed(path.name, pack, f"(unreadable: {type(exc).__name__})")
-    head = docs[0][1] if docs and isinstance(docs[0][1], dict) else {}
+    head = docs[0] if docs and isinstance(docs[0], dict) else {}
     text = head.get("description")
     description = text.strip().splitlines()[0] if isinstance(text, str) and text.strip() else ""
     return Listed(path.name, pack, description, _needs(docs, packs))
 
 
-def _read_with_includes(path: Path) -> list[tuple[str, Any]]:
-    """The file's text and YAML, then those of what it includes (by name, beside it or bundled)."""
-    seen: list[tuple[str, Any]] = []
+def _read_with_includes(path: Path) -> list[Any]:
+    """The file's YAML, then that of what it includes (by name, beside it or bundled)."""
+    seen: list[Any] = []
     todo, done = [path], set()
     while todo and len(done) < _MAX_INCLUDES:
         current = todo.pop(0)
         if current.resolve() in done:
             continue
         done.add(current.resolve())
-        text = current.read_text(encoding="utf-8")
-        doc = yaml.safe_load(text)
-        seen.append((text, doc))
+        doc = yaml.safe_load(current.read_text(encoding="utf-8"))
+        seen.append(doc)
         includes = doc.get("include") if isinstance(doc, dict) else None
         for item in includes if isinstance(includes, list) else []:
             name = item.get("file") if isinstance(item, dict) else item
@@ -130,7 +128,7 @@ def _nodes(entries: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _needs(docs: list[tuple[str, Any]], packs: list[Pack]) -> list[str]:
+def _needs(docs: list[Any], packs: list[Pack]) -> list[str]:
     by_node = {uses: p for p in packs for uses in p.nodes}
     needs: list[str] = []
 
@@ -138,7 +136,7 @@ def _needs(docs: list[tuple[str, Any]], packs: list[Pack]) -> list[str]:
         if text not in needs:
             needs.append(text)
 
-    for _text, doc in docs:
+    for doc in docs:
         for node in _nodes(doc.get("nodes") if isinstance(doc, dict) else None):
             pack = by_node.get(node.get("uses"))
             if pack is None:
@@ -151,7 +149,7 @@ def _needs(docs: list[tuple[str, Any]], packs: list[Pack]) -> list[str]:
                 if value is not None and value != "none" and value is not False:
                     add(says.replace("{value}", str(value)))
         for value in _strings(doc):
-            for name in _REQUIRED_VAR.findall(value):
+            for name in required(value):
                 add(f"${name} set")
     return needs
 

@@ -355,7 +355,7 @@ def _ls(args: argparse.Namespace) -> int:
         return 0
     # a glance: a pack's needs on its line, a file's own needs beyond them on the file's, wrapped in
     # their column; descriptions cut to the width
-    def more(pack: Any, item: Any) -> str:
+    def more(pack: catalogue.Pack, item: catalogue.Listed) -> str:
         return ", ".join(n for n in item.needs if n not in pack.needs)
 
     console = Console()
