@@ -47,6 +47,8 @@ def test_params_name_what_is_wrong_and_what_is_allowed() -> None:
         BrowserGymParams(task="click-test")
     with pytest.raises(ValidationError, match=r"browsergym.nosuchbench is not installed \(pip install browsergym-nosuchbench\)"):
         BrowserGymParams(task="nosuchbench.1")
+    with pytest.raises(ValidationError, match=r"registers no such task \(did you mean miniwob.click-test"):
+        BrowserGymParams(task="miniwob.click-tset")
     with pytest.raises(ValidationError, match="unknown action subsets .'mouse'.; allowed: chat, infeas, bid"):
         BrowserGymParams(task="miniwob.click-test", action_subsets=["bid", "mouse"])
 

@@ -21,6 +21,7 @@ thread of the node's own, so the loop keeps serving while a page loads.
 from __future__ import annotations
 
 import asyncio
+import difflib
 import importlib
 import importlib.util
 import os
@@ -71,6 +72,16 @@ class BrowserGymParams(EnvParams):
         if importlib.util.find_spec(f"browsergym.{benchmark}") is None:
             raise ValueError(f"task {value!r}: the package browsergym.{benchmark} is not installed "
                              f"(pip install browsergym-{benchmark})")
+        import gymnasium
+
+        importlib.import_module(f"browsergym.{benchmark}")  # registers its tasks (it loads no browser)
+        known = sorted(k.removeprefix("browsergym/") for k in gymnasium.registry
+                       if k.startswith(f"browsergym/{benchmark}."))
+        if task not in known:
+            near = difflib.get_close_matches(task, known, n=3)
+            raise ValueError(f"task {value!r}: browsergym.{benchmark} registers no such task"
+                             + (f" (did you mean {', '.join(near)}?)" if near else "")
+                             + f"; it has {len(known)}, e.g. {', '.join(known[:5])}")
         return task
 
     @field_validator("action_subsets")
