@@ -4,6 +4,8 @@ the node with BALROG's action names and the progression in the episode metrics."
 
 from __future__ import annotations
 
+import asyncio
+
 import numpy as np
 import pytest
 from pydantic import ValidationError
@@ -110,9 +112,57 @@ async def test_babyai_node_speaks_balrog_and_reports_progression():
         (record,) = h.kernel.book.records.values()
         assert record["metrics"]["progression"] in (0.0, 100.0)
         assert record["metrics"]["progression"] == (100.0 if record["metrics"]["return"] > 0 else 0.0)
+        for _ in range(50):  # the node's summary travels with its heartbeats
+            section = h.kernel.summary_sections().get("balrog", {})
+            if section.get("episodes") == 1:
+                break
+            await asyncio.sleep(0.1)
+        assert section["world"] == "babyai" and section["progression_percent"] == record["metrics"]["progression"]
+        assert section["balrog_published"]["GPT-4o"]["llm"] == 77.6  # BALROG's leaderboard row, beside ours
 
 
-@pytest.mark.parametrize("name", ["babyai_random", "crafter_balrog_random"])
+@pytest.mark.parametrize("name", ["babyai_random", "babyai_local", "crafter_balrog_random", "crafter_balrog_local"])
 def test_the_balrog_launch_files_validate(name: str) -> None:
     result = launch("validate", f"{name}.yaml", timeout=60)
     assert result.returncode == 0, name + result.stdout + result.stderr
+
+
+NAMES = ["None", "water", "grass", "stone", "path", "sand", "tree", "lava", "coal", "iron", "diamond", "table",
+         "furnace", "player", "cow", "zombie", "skeleton", "arrow", "plant"]
+
+
+def test_crafter_text_reads_as_balrog_writes_it():
+    grass, tree, water, cow, player, stone = (NAMES.index(n) for n in ("grass", "tree", "water", "cow", "player",
+                                                                       "stone"))
+    semantic = np.full((20, 20), grass, dtype=np.int64)
+    semantic[10, 10] = player
+    semantic[8, 7] = tree    # 2 west, 3 north: 5 steps
+    semantic[12, 7] = tree   # 5 steps too, met later: the first one stays
+    semantic[9, 10] = water  # in front (facing west)
+    semantic[11, 13] = cow   # 1 east, 3 south
+    semantic[10, 14] = stone  # 4 south: below the 7-row view, not seen
+    text = balrog.crafter_text(semantic, NAMES, (10, 10), (-1, 0), {"health": 9, "food": 7, "drink": 8, "energy": 9,
+                                                                     "wood": 2, "sapling": 0})
+    assert text.split("\n") == [
+        "You see:", "- grass 1 step to your north", "- tree 5 steps to your north-west",
+        "- water 1 step to your west", "- cow 4 steps to your south-east", "",
+        "You face water at your front.", "", "Your status:", "- health: 9/9", "- food: 7/9", "- drink: 8/9",
+        "- energy: 9/9", "", "Your inventory:", "- wood: 2"]
+    asleep = balrog.crafter_text(semantic, NAMES, (10, 10), (0, 1), {}, sleeping=True)
+    assert asleep.startswith("You are sleeping, and will not be able take actions until energy is full.\n\n\n\nYou see:")
+    assert asleep.endswith("You face grass at your front.\n\nYour status:\n- health: 0/9\n- food: 0/9\n- drink: 0/9\n"
+                           "- energy: 0/9\n\nYou have nothing in your inventory.")
+    edge = balrog.crafter_text(semantic, NAMES, (0, 0), (-1, 0), {})  # at the map's corner: off-map squares unseen
+    assert "You face nothing at your front." in edge and "north" not in edge and "west" not in edge
+
+
+def test_crafter_env_gives_the_state_the_text_needs():
+    from nodes.game.gym import worlds
+
+    env = worlds.CrafterEnv()
+    env.reset(seed=3)
+    state = env.language_state()
+    assert state["names"][:3] == ["None", "water", "grass"] and "zombie" in state["names"]
+    assert state["semantic"][state["pos"]] == state["names"].index("player") and state["view"] == (9, 9)
+    text = balrog.crafter_text(state["semantic"], state["names"], state["pos"], state["facing"], state["inventory"])
+    assert text.startswith("You see:\n- ") and "- health: 9/9" in text

@@ -16,7 +16,7 @@ from typing import Any
 
 from kernel.sdk.judge import JudgedEpisode, JudgeNode, Unscored
 from kernel.sdk.steps import StepRecord
-from nodes.game.nethack.baselines import PUBLISHED, PUBLISHED_MINIHACK
+from nodes.game.nethack.baselines import MINIHACK, NETHACK, SOURCE
 from nodes.game.nethack.minihack import success
 from nodes.game.nethack.progress import Progress
 
@@ -81,7 +81,7 @@ class NetHackJudge(JudgeNode):
             out["minihack"] = {"tasks": {t: {"episodes": e, "successes": w, "success_rate": w / e}
                                          for t, (e, w) in sorted(self.minihack.items())},
                                "episodes": n, "successes": wins, "progression_percent": 100.0 * wins / n,
-                               "balrog_published": PUBLISHED_MINIHACK}
+                               "balrog_published": MINIHACK, "balrog_published_source": SOURCE}
         if not self.scores:
             return out or None
         n = len(self.scores)
@@ -92,4 +92,4 @@ class NetHackJudge(JudgeNode):
                 "steps_mean": sum(s["steps"] for s in self.scores) / n,
                 "invalid": sum(s["invalid"] for s in self.scores),
                 "end_status": dict(Counter(s["end_status"] for s in self.scores)),
-                "balrog_published": PUBLISHED, **out}
+                "balrog_published": NETHACK, "balrog_published_source": SOURCE, **out}

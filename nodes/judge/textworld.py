@@ -12,7 +12,7 @@ from typing import Any
 
 from kernel.sdk.judge import JudgedEpisode, JudgeNode, Unscored
 from kernel.sdk.steps import StepRecord
-from nodes.game.textworld.baselines import PUBLISHED
+from nodes.game.textworld.baselines import SOURCE, TEXTWORLD
 from nodes.game.textworld.tasks import progression
 
 
@@ -59,4 +59,4 @@ class TextWorldJudge(JudgeNode):
                     "wins": int(wins)}
 
         return {"tasks": {k: view(v) for k, v in self.rows.items() if k != "all"},
-                **view(self.rows["all"]), "balrog_published": PUBLISHED}
+                **view(self.rows["all"]), "balrog_published": TEXTWORLD, "balrog_published_source": SOURCE}

@@ -123,3 +123,63 @@ def crafter_progression(achievements: Mapping[str, Any]) -> float:
 def babyai_progression(rewards_positive: bool) -> float:
     """BALROG's BabyAI progression in percent: 100 once a step paid a positive reward (success), else 0."""
     return 100.0 if rewards_positive else 0.0
+
+
+# --- Crafter's language view -------------------------------------------------------------------------------
+CRAFTER_VITALS = ("health", "food", "drink", "energy")
+
+
+def _crafter_place(dx: int, dy: int) -> str:
+    """Where a square lies from the player, as BALROG words it: the step count (city blocks) and the
+    compass parts, north/south first, joined by a hyphen ("3 steps to your north-west")."""
+    parts = ["north"] if dy < 0 else ["south"] if dy > 0 else []
+    parts += ["west"] if dx < 0 else ["east"] if dx > 0 else []
+    steps = abs(dx) + abs(dy)
+    return f"{steps} step{'s' if steps > 1 else ''} to your {'-'.join(parts)}"
+
+
+def crafter_sights(semantic: np.ndarray, names: Sequence[str], pos: Sequence[int], facing: Sequence[int],
+                   view: Sequence[int] = (9, 9)) -> tuple[list[str], str]:
+    """What the player sees in Crafter's local view, from the world's semantic map (indexed
+    ``[x, y]``, ids named by ``names``): one line per kind of thing, the nearest one of each kind
+    (ties: the first met, column by column from the west, each from the north), and what the square in front holds.
+
+    The local view is ``view`` squares wide and two rows shorter than ``view`` is tall (Crafter draws
+    the inventory there), centred on the player; squares off the map are not seen."""
+    x, y = int(pos[0]), int(pos[1])
+    half_w, rows_up = int(view[0]) // 2, int(view[1]) // 2 - 1
+    nearest: dict[str, tuple[int, str]] = {}
+    for i in range(x - half_w, x + half_w + 1):
+        for j in range(y - rows_up, y + rows_up + 1):
+            if (i, j) == (x, y) or not (0 <= i < semantic.shape[0] and 0 <= j < semantic.shape[1]):
+                continue
+            name = names[int(semantic[i, j])]
+            steps = abs(i - x) + abs(j - y)
+            if name not in nearest or steps < nearest[name][0]:
+                nearest[name] = (steps, _crafter_place(i - x, j - y))
+    fx, fy = x + int(facing[0]), y + int(facing[1])
+    inside = (abs(fx - x) <= half_w and abs(fy - y) <= rows_up
+              and 0 <= fx < semantic.shape[0] and 0 <= fy < semantic.shape[1])
+    front = names[int(semantic[fx, fy])] if inside else "nothing"
+    return [f"- {name} {place}" for name, (_, place) in nearest.items()], front
+
+
+def crafter_text(semantic: np.ndarray, names: Sequence[str], pos: Sequence[int], facing: Sequence[int],
+                 inventory: Mapping[str, int], *, sleeping: bool = False, dead: bool = False,
+                 view: Sequence[int] = (9, 9)) -> str:
+    """The ``text`` of a Crafter observation under BALROG's protocol: the player's state if it sleeps
+    or died, what it sees and faces (``crafter_sights``), then its vitals out of 9 and what it
+    carries. BALROG sends the first part as the long-term context and the rest as the short-term
+    one; a framebus agent gets both in the one text, in that order."""
+    lines: list[str] = []
+    if sleeping:  # BALROG leaves three blank lines after this line
+        lines += ["You are sleeping, and will not be able take actions until energy is full.", "", "", ""]
+    elif dead:
+        lines += ["You died.", "", "", ""]
+    seen, front = crafter_sights(semantic, names, pos, facing, view)
+    lines += ["You see:", *seen] if seen else ["You see nothing away from you."]
+    lines += ["", f"You face {front} at your front.", "", "Your status:"]
+    lines += [f"- {v}: {int(inventory.get(v, 0))}/9" for v in CRAFTER_VITALS]
+    items = [f"- {k}: {int(n)}" for k, n in inventory.items() if k not in CRAFTER_VITALS and int(n) != 0]
+    lines += ["", "Your inventory:", *items] if items else ["", "You have nothing in your inventory."]
+    return "\n".join(lines)

@@ -38,7 +38,7 @@ import kernel.sdk.spaces as decl
 from kernel.sdk.env import EnvNode, EnvParams, Observation, StepRecord, StepResult
 from kernel.sdk.env_wrappers import FrameResize
 from kernel.sdk.node import Episode, service
-from nodes.game.gym import balrog
+from nodes.game.gym import balrog, balrog_published
 from nodes.game.gym import spaces as sp
 from nodes.game.gym.worlds import check_id
 
@@ -127,6 +127,7 @@ class GymEnv(EnvNode):
         if self._world == "crafter" and p.idle is None:
             self.idle = balrog.CRAFTER_IDLE
         self.progression = 0.0
+        self._progressions: list[float] = []  # each ended episode's BALROG progression, for the summary
         self._renders = p.frames and "rgb_array" in (self._gym.metadata.get("render_modes") or [])
         self._resize = FrameResize(*p.image_size) if p.image_size else None
         self._oracle: Callable[..., Any] | None = pkgutil.resolve_name(p.oracle) if p.oracle else None
@@ -198,6 +199,11 @@ class GymEnv(EnvNode):
         if self._world == "babyai":
             mission = str(fields.get("mission", ""))
             obs["text"] = balrog.babyai_text(mission, self._obs["image"], balrog.carried(self._gym))
+        elif self._world == "crafter":
+            state = self._gym.unwrapped.language_state()  # type: ignore[attr-defined]
+            obs["text"] = balrog.crafter_text(state["semantic"], state["names"], state["pos"], state["facing"],
+                                              state["inventory"], sleeping=state["sleeping"], dead=state["dead"],
+                                              view=state["view"])
         for key, value in fields.items():
             if key in pictures:
                 if not self.params.images:
@@ -270,7 +276,20 @@ class GymEnv(EnvNode):
                 out["success"] = float(bool(info[key]))
         if self._world is not None:
             out["progression"] = self.progression  # BALROG's, in percent; summary.json's metrics hold its mean
+            self._balrog_summary(self.progression)
         return out
+
+    def _balrog_summary(self, progression: float) -> None:
+        """summary.json's ``balrog`` section: this node's BALROG progression beside the leaderboard's rows."""
+        self._progressions.append(progression)
+        n = len(self._progressions)
+        section: dict[str, Any] = {"world": self._world, "task": self.env, "episodes": n,
+                                   "progression_percent": sum(self._progressions) / n}
+        if self._world == "babyai":
+            section["successes"] = sum(1 for v in self._progressions if v >= 100.0)
+        section["balrog_published"] = balrog_published.BABYAI if self._world == "babyai" else balrog_published.CRAFTER
+        section["balrog_published_source"] = balrog_published.SOURCE
+        self.summarize("balrog", section)
 
     async def teardown(self) -> None:
         gym = getattr(self, "_gym", None)

@@ -140,6 +140,19 @@ class CrafterEnv(gymnasium.Env):
     def render(self) -> np.ndarray | None:
         return None if self.render_mode != "rgb_array" else self._last
 
+    def language_state(self) -> dict[str, Any]:
+        """What a text view of the world needs (BALROG's Crafter text): the semantic map and its id
+        names, the player's square, facing, vitals and inventory. Read on request, as the map is
+        64x64 numbers that no step's ``info`` should carry."""
+        env = self._env
+        names = {i: str(m) for m, i in env._world._mat_ids.items()}
+        names.update({i: cls.__name__.lower() for cls, i in env._sem_view._obj_ids.items()})
+        player = env._player
+        return {"semantic": env._sem_view(), "names": [names.get(i, "unknown") for i in range(max(names) + 1)],
+                "pos": tuple(int(v) for v in player.pos), "facing": tuple(int(v) for v in player.facing),
+                "inventory": dict(player.inventory), "sleeping": bool(player.sleeping),
+                "dead": player.health <= 0, "view": tuple(int(v) for v in env._view)}
+
 
 def register_crafter() -> None:
     if CRAFTER_ID not in gymnasium.registry:
