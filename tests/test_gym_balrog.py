@@ -166,3 +166,29 @@ def test_crafter_env_gives_the_state_the_text_needs():
     assert state["semantic"][state["pos"]] == state["names"].index("player") and state["view"] == (9, 9)
     text = balrog.crafter_text(state["semantic"], state["names"], state["pos"], state["facing"], state["inventory"])
     assert text.startswith("You see:\n- ") and "- health: 9/9" in text
+
+
+@pytest.mark.timeout(300)
+def test_crafter_balrog_random_scores_its_recorded_episode(tmp_path):
+    """A random Crafter episode on BALROG's protocol as nodes: the summary's progression is what the
+    recorded step stream's last achievements give (unlocked / 22, in percent), and the agent read
+    BALROG's Crafter text."""
+    import json
+
+    from kernel.tools.record import read_recording
+
+    out = tmp_path / "run"
+    result = launch("run", "crafter_balrog_random.yaml", "--episodes", "1", "--set", "env.max_steps=120",
+                    "--record", "--out", str(out), timeout=240)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    summary = json.loads((out / "summary.json").read_text())
+    rec = read_recording(out / "recording.mcap")
+    steps = [m.body() for m in rec.messages if m.topic == "env/step"]
+    assert 0 < len(steps) <= 120 and steps[-1]["done"]  # 120, or fewer where the player died
+    unlocked = sum(1 for n in steps[-1]["info"]["achievements"].values() if n > 0)
+    assert summary["metrics"]["progression"] == pytest.approx(100 * unlocked / 22)
+    section = summary["balrog"]
+    assert section["world"] == "crafter" and section["progression_percent"] == pytest.approx(100 * unlocked / 22)
+    assert section["balrog_published"]["GPT-4o"]["llm"] == 33.1
+    first = next(m.body() for m in rec.messages if m.topic == "env/obs")
+    assert first["text"].startswith("You see") and "Your status:\n- health: 9/9" in first["text"]
