@@ -20,8 +20,9 @@ For each env (CartPole-v1, ALE/Pong-v5):
 ``bus_added_vs_loop_rtt_ratio`` against ``loop_rtt_us_p50`` (and ``_loop_reader_``). For CartPole,
 ``graphenv_step_us_p50`` times ``kernel.gym.GraphEnv.step`` on ``cartpole_random.yaml`` (the caller
 in place of the agent: an action out, the step record and the next observation back), and
-``graphenv_vs_raw_rtt_ratio`` sets it against the same raw round trip (target <= 1.5), and
-``graphenv_vs_loop_rtt_ratio`` against the loop one.
+``graphenv_vs_raw_rtt_ratio`` sets it against the same raw round trip, ``graphenv_vs_loop_rtt_ratio``
+against the loop one, and ``graphenv_vs_loop_reader_rtt_ratio`` against the loop one with the reader
+(issue 36's target: <= 1.5).
 
     python bench/gym.py [--json] [--steps 3000]
 """
@@ -168,7 +169,8 @@ def measure(name: str, env_id: str, steps: int) -> dict[str, Any]:
         times, rate = graphenv(steps)
         extra = {"graphenv_steps_per_s": round(rate, 1), "graphenv_step_us_p50": round(p50_us(times), 1),
                  "graphenv_vs_raw_rtt_ratio": round(p50_us(times) / p50_us(rtt), 2),
-                 "graphenv_vs_loop_rtt_ratio": round(p50_us(times) / p50_us(loop_rtt), 2)}
+                 "graphenv_vs_loop_rtt_ratio": round(p50_us(times) / p50_us(loop_rtt), 2),
+                 "graphenv_vs_loop_reader_rtt_ratio": round(p50_us(times) / p50_us(reader_rtt), 2)}
     return {**extra, f"{name}_in_process_steps_per_s": round(inproc_rate, 1), f"{name}_node_steps_per_s": round(bus_rate, 1),
             f"{name}_in_process_step_us_p50": round(p50_us(inproc), 1), f"{name}_node_step_us_p50": round(p50_us(gaps), 1),
             f"{name}_bus_added_us_p50": round(added, 1), f"{name}_raw_rtt_us_p50": round(p50_us(rtt), 1),
@@ -199,7 +201,7 @@ def main() -> int:
             continue
         out.update(measure(name, env_id, args.steps))
     out["target_bus_added_vs_raw_rtt_ratio"] = 1.3
-    out["target_graphenv_vs_raw_rtt_ratio"] = 1.5
+    out["target_graphenv_vs_loop_reader_rtt_ratio"] = 1.5
     out["seconds"] = round(time.monotonic() - started, 1)
     if args.json:
         print(json.dumps(out))
