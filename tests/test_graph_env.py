@@ -9,6 +9,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from kernel.gym import GraphEnv, GraphError
+from tests.helpers import ROOT
 
 GRAPHS = ["hello.yaml", "sokoban_random.yaml", "kidgym_random.yaml", "cartpole_random.yaml",
           pytest.param("football_random.yaml", marks=pytest.mark.skipif(importlib.util.find_spec("gfootball") is None,
@@ -140,6 +141,67 @@ def test_episodes_seeds_rewards_metrics_and_a_clean_close():
     finally:
         env.close()
     assert all(p is None or p.returncode is not None for p in procs)
+
+
+def _cartpole(tmp_path, restart: str) -> str:
+    import yaml
+
+    data = yaml.safe_load((ROOT / "launch" / "cartpole_random.yaml").read_text())
+    for node in data["nodes"]:
+        if node["id"] == "env":
+            node["restart"] = {"policy": restart, "backoff": 0.1}
+    path = tmp_path / f"cartpole_{restart}.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return str(path)
+
+
+def _kill_env(env: GraphEnv) -> None:
+    import os
+    import signal
+
+    os.kill(env.supervisor.procs["env"].process.pid, signal.SIGKILL)
+
+
+@pytest.mark.timeout(120)
+def test_a_dead_env_node_ends_the_waiting_step_at_once_and_a_restarted_one_plays_on(tmp_path):
+    """A node that dies mid-episode: step() says so at once (not at its 120 s timeout), naming the
+    node and what to do; with a restart policy, reset() deals the lost episode again and play goes on."""
+    import time
+
+    env = GraphEnv(_cartpole(tmp_path, "on-failure"), agent="agent")
+    try:
+        first, _ = env.reset(seed=0)
+        env.step(0)
+        _kill_env(env)
+        started = time.monotonic()
+        with pytest.raises(GraphError, match=r"node 'env' exited with code -9 during episode ep\d+, which is lost.*"
+                                             r"call reset\(\)"):
+            for _ in range(100):
+                env.step(0)
+        assert time.monotonic() - started < 10
+        with pytest.raises(GraphError, match="which is lost"):  # until reset() it stays so
+            env.step(0)
+        again, _ = env.reset(seed=0)  # the restarted node plays the same seed's episode
+        assert (again == first).all()
+        for _ in range(30):
+            _, _, terminated, truncated, _ = env.step(1)
+            if terminated or truncated:
+                env.reset()
+    finally:
+        env.close()
+    env = GraphEnv(_cartpole(tmp_path, "never"), agent="agent")
+    try:
+        env.reset(seed=0)
+        _kill_env(env)
+        started = time.monotonic()
+        with pytest.raises(GraphError, match="node 'env' exited with code -9 and is not restarted"):
+            for _ in range(100):
+                env.step(0)
+        with pytest.raises(GraphError, match="cannot play on"):
+            env.reset()
+        assert time.monotonic() - started < 10
+    finally:
+        env.close()
 
 
 def test_a_model_server_only_the_agent_used_is_not_started():

@@ -12,6 +12,7 @@ import contextlib
 import os
 import time
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -94,6 +95,10 @@ class Kernel:
         self.ships: Callable[[str], bool] = lambda node_id: False
         self.results: ResultsInbox | None = None  # made when the first shipped batch comes
         self.results_refused: Counter[str] = Counter()  # batches refused, per node of the graph
+        # Told of every node exit while the run goes on: (node, exit code, will restart, the episodes
+        # it returned to the deck). An in-process caller (kernel.gym's GraphEnv) waiting on a node
+        # hears here, at once, that what it waits for will not come.
+        self.exit_listeners: list[Callable[[str, int | None, bool, Collection[str]], None]] = []
 
     # lifecycle ------------------------------------------------------------------------------
     async def open(self) -> None:
@@ -169,6 +174,8 @@ class Kernel:
         if lost:
             log.warning("episodes returned to the deck", node=node_id, episodes=sorted(lost))
             self._abandon(lost, node_id)
+        for listener in self.exit_listeners:
+            listener(node_id, code, will_restart, set(lost))
         if st.state == "failed" and not self.started:
             self.finish("failed", f"node {node_id!r} could not be started: {error}" if error is not None else
                         f"node {node_id!r} exited with code {code} before the run started")

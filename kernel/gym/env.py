@@ -38,6 +38,7 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any, Coroutine, Sequence, TypeVar
 
@@ -64,6 +65,10 @@ __all__ = ["GraphEnv", "GraphParallelEnv", "GraphError"]
 
 class GraphError(RuntimeError):
     """The graph could not be started, or a node failed while the caller was waiting on it."""
+
+
+class _Interrupted(Exception):
+    """A call ended early because what it waited for cannot come (a node it needed exited)."""
 
 
 class _Stand(Node):
@@ -109,6 +114,8 @@ class _LoopHost:
         self._left = time.monotonic()  # when the caller last gave the loop back
         self._wanted = False  # a caller is taking the loop: the keeper must not start a turn
         self._closed = False
+        self._task: asyncio.Task[Any] | None = None  # the call in progress
+        self._interrupted: str | None = None  # why interrupt() ended it
         self._keeper = threading.Thread(target=self._keep, name="graphenv", daemon=True)
         self._keeper.start()
 
@@ -116,19 +123,29 @@ class _LoopHost:
         """Run ``coro`` to its end on the loop, in this thread; asyncio.TimeoutError past ``timeout``."""
         self._take()
         try:
-            task = self.loop.create_task(coro)
+            task = self._task = self.loop.create_task(coro)
             expired = self.loop.call_later(timeout, task.cancel)
             try:
                 return self.loop.run_until_complete(task)
             except asyncio.CancelledError:
+                why, self._interrupted = self._interrupted, None
+                if why is not None:
+                    raise _Interrupted(why) from None
                 if expired.when() <= self.loop.time():
                     raise asyncio.TimeoutError from None
                 raise
             finally:
                 expired.cancel()
+                self._task = None
         finally:
             self._left = time.monotonic()
             self._lock.release()
+
+    def interrupt(self, why: str) -> None:
+        """On the loop: end the call in progress, which raises _Interrupted(why); none: nothing to do."""
+        if self._task is not None and not self._task.done():
+            self._interrupted = why
+            self._task.cancel()
 
     def _take(self) -> None:
         self._wanted = True  # before trying: from here on the keeper takes no new turn
@@ -221,9 +238,12 @@ class _Graph:
         self._host = _LoopHost(self._loop)
         self._closed = False
         self._waiting = ""  # the input the call in progress waits on, for the error that says so
+        self._lost: str | None = None  # why the episode in play ended without its end (a node died); reset() clears it
+        self._fatal: str | None = None  # why the graph cannot play on (its env exited for good)
         try:
             self.call(self.graph.open(ready_timeout=timeout), timeout + 15)
             self.kernel, self.supervisor = self.graph.kernel, self.graph.supervisor
+            self.kernel.exit_listeners.append(self._node_exited)
             self.declared = self.call(self._declare(), timeout)
         except BaseException:
             self.close()
@@ -297,6 +317,8 @@ class _Graph:
         self._waiting = ""
         try:
             return self._host.run(coro, timeout)
+        except _Interrupted as exc:
+            raise GraphError(str(exc)) from None
         except asyncio.TimeoutError:
             if self._waiting:
                 raise GraphError(f"nothing arrived on {self._waiting} within {timeout:.0f} s "
@@ -310,6 +332,22 @@ class _Graph:
         for task in rest:
             task.cancel()
         await asyncio.gather(*rest, return_exceptions=True)
+
+    def _node_exited(self, node_id: str, code: int | None, restarting: bool, lost: Collection[str]) -> None:
+        """The kernel's word (on the loop) that a node exited: the call waiting on what it would have
+        sent ends now with the reason, rather than at its timeout."""
+        if node_id in self.stands or self._closed:
+            return  # a stand is this process; at close every node exits
+        logs = self._run_dir / "logs"
+        if not restarting:  # the run waits for a whole graph before it deals again: it never will
+            self._fatal = (f"node {node_id!r} exited with code {code} and is not restarted (its restart policy): "
+                           f"the graph cannot play on (logs: {logs})")
+            self._host.interrupt(self._fatal)
+        elif self.episode is not None and not self.done and self.episode in lost:
+            self._lost = (f"node {node_id!r} exited with code {code} during episode {self.episode}, which is lost "
+                          f"(the run deals it again); call reset() (logs: {logs})")
+            self.done = True
+            self._host.interrupt(self._lost)
 
     def _content(self, index: int) -> int:
         """The book's hook (on the graph's loop): a dealt episode plays the seed reset asked for."""
@@ -350,13 +388,16 @@ class _Graph:
 
     async def _reset(self, seed: int | None) -> dict[str, dict[str, Any]]:
         self.want = seed
+        fresh = self._lost is not None  # the episode in play was lost: it may be dealt again, under its id
+        if fresh:
+            self.episode, self.done, self._lost = None, True, None
         if not self.done:
             await self.stop_current()
         while True:
             bodies = await self.next_obs()
             body = bodies[self.lead]
-            if body.get("episode") == self.episode:
-                continue
+            if body.get("episode") == self.episode or (fresh and int(body.get("t", 0)) != 0):
+                continue  # the ended episode's, or a dead node's last words
             self.episode, self.t, self.done = body.get("episode"), int(body.get("t", 0)), False
             dealt = episode_index(self.episode)
             if seed is None or (dealt is not None and self.plays.get(dealt) == seed):
@@ -380,12 +421,25 @@ class _Graph:
 
     # -- the caller's side ------------------------------------------------------------------------------
     def reset(self, seed: int | None) -> dict[str, dict[str, Any]]:
-        return self.call(self._reset(seed), self.timeout)
+        if self._fatal is not None:
+            raise GraphError(self._fatal)
+        try:
+            return self.call(self._reset(seed), self.timeout)
+        except GraphError:
+            if self._lost is None or self._fatal is not None:
+                raise
+            return self.call(self._reset(seed), self.timeout)  # a node died while this reset waited: once more
+
+    def playing(self) -> None:
+        """Raise the GraphError that says why no step can be sent now (none: one can)."""
+        if self._fatal is not None or self._lost is not None:
+            raise GraphError(self._fatal or self._lost or "")
+        if self.done:
+            raise GraphError("step() after the episode ended: call reset()")
 
     def step(self, actions: dict[str, Any]) -> tuple[StepRecord, dict[str, dict[str, Any]] | None]:
         """Send the actions; the step record, and the next observations (None when the episode ended)."""
-        if self.done:
-            raise GraphError("step() after the episode ended: call reset()")
+        self.playing()
         return self.call(self._step(actions), self.timeout)
 
     def metrics(self) -> dict[str, Any]:
@@ -462,8 +516,7 @@ class GraphEnv(gymnasium.Env):
         return self.graph.observe(self.spaces, body), {"obs": _same(body)}
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        if self.graph.done:
-            raise GraphError("step() after the episode ended: call reset()")
+        self.graph.playing()
         last = self.graph.last[self.agent]
         sent = self.spaces.action(action, last)
         record, bodies = self.graph.step({self.agent: sent})
@@ -525,8 +578,7 @@ class GraphParallelEnv(ParallelEnv):
         return self._obs(bodies), {a: {"obs": _same(bodies[a])} for a in self.agents}
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        if self.graph.done:
-            raise GraphError("step() after the episode ended: call reset()")
+        self.graph.playing()
         sent: dict[str, Any] = {}
         for agent in self.agents:
             action = actions.get(agent)
