@@ -48,6 +48,7 @@ import numpy as np  # noqa: E402
 from bench import floor  # noqa: E402
 from kernel.bus import logs  # noqa: E402
 from kernel.testing import Harness  # noqa: E402
+from kernel.sdk.plain import plain  # noqa: E402
 from nodes.game.gym import spaces as sp  # noqa: E402
 from nodes.game.gym.worlds import check_id  # noqa: E402
 
@@ -77,7 +78,7 @@ def in_process(env_id: str, steps: int, seed: int) -> tuple[list[float], float]:
         action = rng.choice(body["actions"])
         obs, reward, term, trunc, info = env.step(names.index(action))
         {"episode": body["episode"], "t": t, "action": action, "valid": True, "reward": float(reward),
-         "done": term or trunc, "info": {**sp.plain(info), "terminated": term, "truncated": trunc}}
+         "done": term or trunc, "info": {**plain(info), "terminated": term, "truncated": trunc}}
         times.append(time.perf_counter() - s)
         t += 1
         if term or trunc:
@@ -131,7 +132,7 @@ def step_record(env_id: str) -> bytes:
     _, reward, term, trunc, info = env.step(0)
     env.close()
     return msgpack.packb({"episode": "ep0", "t": 0, "action": "NOOP", "valid": True, "reward": float(reward),
-                          "done": term or trunc, "info": {**sp.plain(info), "terminated": term, "truncated": trunc}})
+                          "done": term or trunc, "info": {**plain(info), "terminated": term, "truncated": trunc}})
 
 
 def graphenv(steps: int) -> tuple[list[float], float]:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
+from kernel.sdk.plain import plain
 from kernel.testing import Harness
 from nodes.game.gym import spaces as sp
 from nodes.game.gym.node import GymEnv
@@ -36,7 +37,9 @@ def test_fields_map_every_space_to_msgpack_friendly_values():
     assert sp.fields(spaces.Discrete(3), np.int64(2)) == {"observation": 2}
     big = spaces.Box(0, 1, (40, 40), np.float32)
     assert isinstance(sp.fields(big, big.sample())["observation"], np.ndarray)
-    assert sp.plain({"a": np.float32(1.5), "b": (np.int8(2),), "c": object()})["a"] == 1.5
+    assert plain({"a": np.float32(1.5), "b": (np.int8(2),), "c": object()})["a"] == 1.5
+    # a step record's info (BrowserGym's) notes a big array instead of carrying it
+    assert plain({1: np.zeros(300), "b": (np.int8(2),)}, big="note", small=64) == {"1": "array(300,)", "b": [2]}
 
 
 def test_action_names_come_from_the_env_or_the_labels():

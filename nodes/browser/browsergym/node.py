@@ -33,6 +33,7 @@ from pydantic import Field, field_validator
 
 from kernel.sdk.env import EnvNode, EnvParams, Observation, StepRecord, StepResult
 from kernel.sdk.node import Episode, service
+from kernel.sdk.plain import plain
 from nodes.browser.browsergym.observation import clicks, goal_text, page_text
 
 MAX_ACTION_CHARS = 10_000  # an action is a call or a few; a longer body is not one
@@ -162,7 +163,8 @@ class BrowserGymEnv(EnvNode):
         self._obs, reward, terminated, truncated, info = await self._call(self._gym.step, action)
         self.total += float(reward)
         return StepResult(float(reward), bool(terminated or truncated),
-                          {**_plain(info), "terminated": bool(terminated), "return": self.total,
+                          {**plain(info, big="note", small=64), "terminated": bool(terminated),
+                           "return": self.total,
                            "action_error": self._obs.get("last_action_error") or ""},
                           truncated=bool(truncated))
 
@@ -214,19 +216,3 @@ def _default_chromium(path: str) -> None:
 
     launch_with_chromium.framebus_chromium = path  # type: ignore[attr-defined]
     BrowserType.launch = launch_with_chromium  # type: ignore[method-assign]
-
-
-def _plain(value: Any) -> Any:
-    """BrowserGym's info as plain data for the step record: numbers and text, lists and maps of them;
-    anything else by its repr, cut short."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist() if value.size <= 64 else f"array{value.shape}"
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    return repr(value)[:200]

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces as gs
 
+from kernel.sdk.plain import plain
 from nodes.game.gym import spaces as sp
 
 IdleParam = str | list[float] | list[int] | dict[str, Any] | None
@@ -66,7 +67,7 @@ class Moves:
         if idle is None:
             return cls(agent, space, None, zero(space), None)
         try:
-            return cls(agent, space, None, sp.parse_action(space, idle), sp.plain(idle))
+            return cls(agent, space, None, sp.parse_action(space, idle), plain(idle))
         except (ValueError, TypeError) as exc:
             raise ValueError(f"params.idle: {idle!r} is not an action of {agent}, whose action space is {space} "
                              f"({exc}; give a list of numbers in the space)") from None

@@ -38,6 +38,7 @@ import kernel.sdk.spaces as decl
 from kernel.sdk.env import EnvNode, EnvParams, Observation, StepRecord, StepResult
 from kernel.sdk.env_wrappers import FrameResize
 from kernel.sdk.node import Episode, service
+from kernel.sdk.plain import plain
 from nodes.game.gym import balrog, balrog_published
 from nodes.game.gym import spaces as sp
 from nodes.game.gym.worlds import check_id
@@ -264,7 +265,7 @@ class GymEnv(EnvNode):
             self.progression = balrog.crafter_progression(info["achievements"])
         self.terminated, self.truncated = bool(term), bool(trunc)
         return StepResult(float(reward), self.terminated or self.truncated,
-                          {**sp.plain(info), "terminated": self.terminated, "truncated": self.truncated,
+                          {**plain(info), "terminated": self.terminated, "truncated": self.truncated,
                            "return": self.ret, "length": self.length}, truncated=self.truncated)
 
     def metrics(self, last: StepRecord) -> dict[str, Any]:
@@ -301,7 +302,7 @@ class GymEnv(EnvNode):
     def describe(self, body: Any) -> dict[str, Any]:
         return {"env": self.env, "actions": list(self.names or []), "idle": self.idle,
                 "action_space": sp.describe(self.space), "observation_space": sp.describe(self.obs_space),
-                "render_fps": sp.plain(self.fps), "frames": self.params.frames}
+                "render_fps": plain(self.fps), "frames": self.params.frames}
 
     @service("oracle")
     async def oracle(self, body: Any) -> Any:

@@ -34,6 +34,7 @@ from pydantic import Field, field_validator, model_validator
 import kernel.sdk.spaces as decl
 from kernel.sdk.env import EnvNode, EnvParams, StepResult, judge_ends_episodes
 from kernel.sdk.node import Episode, service
+from kernel.sdk.plain import plain
 from kernel.sdk.steps import stop_reason
 from nodes.game.gym import spaces as sp
 from nodes.game.gym.moves import IdleParam, Moves
@@ -154,7 +155,7 @@ class PettingZooEnv(EnvNode):
             if value is None:
                 out[agent] = (None, moves.fallback(self.rng, obs["actions"]), wrong, None)
             else:
-                out[agent] = (sp.plain(body), value, False, None)
+                out[agent] = (plain(body), value, False, None)
         return out
 
     # -- the loop -------------------------------------------------------------------------------------
@@ -205,7 +206,7 @@ class PettingZooEnv(EnvNode):
             for a, r in rewards.items():
                 returns[a] = returns.get(a, 0.0) + r
             done = not self._pz.agents
-            info = {"terminations": sp.plain(terms), "truncations": sp.plain(truncs), "infos": sp.plain(infos),
+            info = {"terminations": plain(terms), "truncations": plain(truncs), "infos": plain(infos),
                     "invalid": invalid, "stopped": False, "agents": live}
             if await self._publish_step(episode, t, chosen, not bad, rewards, done, info, _cut(done, terms, truncs)):
                 return t + 1, returns, invalid, None
@@ -236,8 +237,8 @@ class PettingZooEnv(EnvNode):
                 returns[a] = returns.get(a, 0.0) + r
             done = not self._pz.agents or all(self._pz.terminations.get(a) or self._pz.truncations.get(a)
                                                for a in self._pz.agents)
-            info = {"terminations": sp.plain(dict(self._pz.terminations)),
-                    "truncations": sp.plain(dict(self._pz.truncations)), "invalid": invalid, "stopped": False,
+            info = {"terminations": plain(dict(self._pz.terminations)),
+                    "truncations": plain(dict(self._pz.truncations)), "invalid": invalid, "stopped": False,
                     "agent": agent}
             cut = _cut(done, self._pz.terminations, self._pz.truncations)
             if await self._publish_step(episode, t, {agent: name}, not wrong, rewards, done, info, cut):
@@ -256,7 +257,7 @@ class PettingZooEnv(EnvNode):
                 "idle": {a: m.idle_body for a, m in self.moves.items()},
                 "action_spaces": {a: sp.describe(self._pz.action_space(a)) for a in self.agents},
                 "observation_spaces": {a: sp.describe(self._pz.observation_space(a)) for a in self.agents},
-                "render_fps": sp.plain(self._pz.metadata.get("render_fps"))}
+                "render_fps": plain(self._pz.metadata.get("render_fps"))}
 
     def spaces(self) -> dict[str, decl.ObsSpaces]:
         """Per ``obs_A``: agent A's observation as its body carries it (a Dict's fields less the

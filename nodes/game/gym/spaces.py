@@ -1,9 +1,9 @@
 """Gymnasium spaces to bus values: what an observation becomes in ``obs``, what names the actions
 get, and how an action body from another process is checked before the env sees it.
 
-Everything here turns numpy values into what msgpack carries: small arrays become lists, large
-ones stay numpy arrays (the bus moves arrays of 64 KiB and more through shared memory), numpy
-scalars become Python numbers, and anything msgpack cannot carry becomes its ``repr``.
+Everything here turns numpy values into what msgpack carries, with ``kernel.sdk.plain``: small
+arrays become lists, large ones stay numpy arrays (the bus moves arrays of 64 KiB and more through
+shared memory), numpy scalars become Python numbers, and anything msgpack cannot carry its ``repr``.
 """
 
 from __future__ import annotations
@@ -14,33 +14,15 @@ import numpy as np
 from gymnasium import spaces
 
 from kernel.sdk.gymspaces import describe
+from kernel.sdk.plain import SMALL_ARRAY, plain
 from kernel.sdk.spaces import TYPES
 
-SMALL = 256
+SMALL = SMALL_ARRAY
 """Arrays with at most this many elements travel as (nested) lists; larger ones as arrays."""
 
 RESERVED = {"env", "episode", "t", "actions", "idle", "goal", "text", "frame", "frames", "template",
             "frame_labels"}
 """Keys of the environment convention (docs/environments.md) that an observation field must not take."""
-
-
-def plain(value: Any, depth: int = 0) -> Any:
-    """A msgpack-friendly copy of ``value`` (info dicts, observation parts)."""
-    if value is None or isinstance(value, (bool, int, float, str, bytes)):
-        return value
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        if value.dtype == object:
-            return [plain(v, depth + 1) for v in value.tolist()]
-        return value.tolist() if value.size <= SMALL else np.ascontiguousarray(value)
-    if depth > 8:
-        return repr(value)[:200]
-    if isinstance(value, dict):
-        return {str(k): plain(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v, depth + 1) for v in value]
-    return repr(value)[:200]
 
 
 def is_image(space: spaces.Space) -> bool:
