@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 
+import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
@@ -113,6 +114,12 @@ def test_a_declaration_is_checked_and_names_the_key_that_is_wrong():
     with pytest.raises(ValueError, match=r"env\['obs'\]: the obs body has no 'observation'.*keys: actions, text"):
         spaces_.observation({"actions": [], "text": ""})
     assert spaces_.action(1, {"actions": ["x", "y"]}) == "y" and spaces_.action(3, {"actions": ["x"]}) is None
+    named = AgentSpaces({"observation": decl.text(), "action": {"space": {"type": "Discrete", "n": 2, "start": 1},
+                                                                "names": ["l", "r"]}}, "env['obs']", max_actions=4)
+    assert [named.action(a, {}) for a in (1, 2, np.int64(2), True)] == ["l", "r", "r", "l"]
+    for wrong in (0, 3, -1, 1.0, "1", None):
+        with pytest.raises(ValueError, match="is not in Discrete"):
+            named.action(wrong, {})
     assert from_describe({"actions": ["l", "r"]}, ["obs"])["obs"]["action"]["names"] == ["l", "r"]
 
 

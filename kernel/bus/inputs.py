@@ -52,6 +52,16 @@ class InputQueue:
     def get_nowait(self) -> Message | None:
         return self._take() if self._items else None
 
+    def arrival(self, loop: asyncio.AbstractEventLoop) -> asyncio.Future[None]:
+        """A future of ``loop`` that is done once a message is queued (at once where one is): for a
+        caller that runs the loop itself only until then (kernel.gym), with no coroutine."""
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            waiter = self._waiter = loop.create_future()
+        if self._items:
+            waiter.set_result(None)
+        return waiter
+
     async def get(self) -> Message:
         while not self._items:
             self._waiter = asyncio.get_running_loop().create_future()

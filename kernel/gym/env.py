@@ -24,9 +24,9 @@ actions change with the state, the i-th of the current observation's ``actions``
 ``max_actions``). ``info["obs"]`` is the whole observation body.
 
 The graph (the kernel, the stand-in for the agent, kernel.graph.local) runs on an event loop of its
-own that the caller's thread runs inside each call: a step sends the action and waits for its answer
-on the bus itself, with no other thread in between (two hand-offs between threads cost more than
-the bus step). While the caller is away longer than ``IDLE_S``, a keeper thread runs the loop, so
+own that the caller's thread runs inside each call: a step sends the action from the caller's thread
+and runs the loop only until the answer is queued (a future, no task per step), with no other thread
+in between (two hand-offs between threads cost more than the bus step). While the caller is away longer than ``IDLE_S``, a keeper thread runs the loop, so
 heartbeats and timers go on while it thinks. Call it from plain code, not from inside a running
 event loop. ``close()`` stops every node and removes the run's sockets.
 """
@@ -38,7 +38,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, Coroutine, Sequence, TypeVar
 
@@ -48,6 +48,7 @@ from gymnasium import spaces
 import kernel.sdk.spaces as decl
 from kernel.bus.episode_ids import episode_index
 from kernel.bus.errors import RemoteError
+from kernel.bus.inputs import InputQueue
 from kernel.graph.local import LocalGraph
 from kernel.gym.spaces import AgentSpaces, from_describe
 from kernel.launchfile import InputSpec, LaunchFile, NodeSpec
@@ -72,8 +73,8 @@ class _Interrupted(Exception):
 
 
 class _Stand(Node):
-    """The node that stands in for a replaced agent: the caller's calls read its inputs and send
-    its ``action``, on the graph's loop."""
+    """The node that stands in for a replaced agent: the caller's thread, holding the graph's loop,
+    reads its inputs and sends its ``action``."""
 
     outputs = ("action",)
 
@@ -82,6 +83,13 @@ class _Stand(Node):
 
     def ports(self, params: Any) -> tuple[Sequence[str], Sequence[str]]:
         return self.inputs, self.outputs
+
+    def queue(self, input: str) -> InputQueue:
+        return self._rt.queue(input)
+
+    def publish_now(self, output: str, body: Any, *, step: int | None = None) -> bool:
+        """Send from plain code; False (nothing sent) where the output waits for credits (a block edge)."""
+        return self._rt.publish_nowait(output, body, step=step)
 
 
 def _same(body: dict[str, Any]) -> dict[str, Any]:
@@ -114,40 +122,13 @@ class _LoopHost:
         self._left = time.monotonic()  # when the caller last gave the loop back
         self._wanted = False  # a caller is taking the loop: the keeper must not start a turn
         self._closed = False
-        self._task: asyncio.Task[Any] | None = None  # the call in progress
+        self._task: asyncio.Future[Any] | None = None  # what the call in progress waits on
         self._interrupted: str | None = None  # why interrupt() ended it
         self._keeper = threading.Thread(target=self._keep, name="graphenv", daemon=True)
         self._keeper.start()
 
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float) -> T:
-        """Run ``coro`` to its end on the loop, in this thread; asyncio.TimeoutError past ``timeout``."""
-        self._take()
-        try:
-            task = self._task = self.loop.create_task(coro)
-            expired = self.loop.call_later(timeout, task.cancel)
-            try:
-                return self.loop.run_until_complete(task)
-            except asyncio.CancelledError:
-                why, self._interrupted = self._interrupted, None
-                if why is not None:
-                    raise _Interrupted(why) from None
-                if expired.when() <= self.loop.time():
-                    raise asyncio.TimeoutError from None
-                raise
-            finally:
-                expired.cancel()
-                self._task = None
-        finally:
-            self._left = time.monotonic()
-            self._lock.release()
-
-    def interrupt(self, why: str) -> None:
-        """On the loop: end the call in progress, which raises _Interrupted(why); none: nothing to do."""
-        if self._task is not None and not self._task.done():
-            self._interrupted = why
-            self._task.cancel()
-
-    def _take(self) -> None:
+    def hold(self) -> None:
+        """Take the loop for this thread (the keeper stays off it) until ``release``: for sends and ``wait``."""
         self._wanted = True  # before trying: from here on the keeper takes no new turn
         try:
             if self._lock.acquire(blocking=False):
@@ -156,6 +137,42 @@ class _LoopHost:
             self._lock.acquire()
         finally:
             self._wanted = False
+
+    def release(self) -> None:
+        self._left = time.monotonic()
+        self._lock.release()
+
+    def wait(self, awaited: asyncio.Future[T], timeout: float) -> T:
+        """Holding the loop: run it until ``awaited`` is done (a future: no task, and one turn
+        of the loop fewer than a coroutine would take); asyncio.TimeoutError past ``timeout``."""
+        self._task = awaited
+        expired = self.loop.call_later(timeout, awaited.cancel)
+        try:
+            return self.loop.run_until_complete(awaited)
+        except asyncio.CancelledError:
+            why, self._interrupted = self._interrupted, None
+            if why is not None:
+                raise _Interrupted(why) from None
+            if expired.when() <= self.loop.time():
+                raise asyncio.TimeoutError from None
+            raise
+        finally:
+            expired.cancel()
+            self._task = None
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float) -> T:
+        """Run ``coro`` to its end on the loop, in this thread; asyncio.TimeoutError past ``timeout``."""
+        self.hold()
+        try:
+            return self.wait(self.loop.create_task(coro), timeout)
+        finally:
+            self.release()
+
+    def interrupt(self, why: str) -> None:
+        """On the loop: end the wait in progress, which raises _Interrupted(why); none: nothing to do."""
+        if self._task is not None and not self._task.done():
+            self._interrupted = why
+            self._task.cancel()
 
     def _stop_keeper(self) -> None:
         if threading.get_ident() == self._keeper.ident:  # late, in the caller's run: nothing to stop
@@ -178,8 +195,8 @@ class _LoopHost:
     def close(self) -> None:
         """Stop the keeper (the loop stays open, for the caller to close)."""
         self._closed = True
-        self._take()
-        self._lock.release()
+        self.hold()
+        self.release()
         self._keeper.join(5)
 
 
@@ -311,19 +328,28 @@ class _Graph:
                 return False
         return True
 
-    # -- the loop's side ------------------------------------------------------------------------------------
+    # -- holding the loop --------------------------------------------------------------------------------
     def call(self, coro: Coroutine[Any, Any, T], timeout: float) -> T:
         """Run ``coro`` on the graph's loop in the caller's thread; a GraphError past ``timeout``."""
+        return self._holding(lambda: self._host.wait(self._loop.create_task(coro), timeout), timeout)
+
+    def _holding(self, fn: Callable[[], T], timeout: float | None = None) -> T:
+        """``fn()`` in the caller's thread holding the loop (its waits run it); a wait that ended
+        early or timed out (``timeout``: this graph's) as the GraphError that says why."""
         self._waiting = ""
+        self._host.hold()
         try:
-            return self._host.run(coro, timeout)
+            return fn()
         except _Interrupted as exc:
             raise GraphError(str(exc)) from None
         except asyncio.TimeoutError:
+            timeout = self.timeout if timeout is None else timeout
             if self._waiting:
                 raise GraphError(f"nothing arrived on {self._waiting} within {timeout:.0f} s "
                                  f"(logs: {self._run_dir / 'logs'})") from None
             raise GraphError(f"the graph did not answer within {timeout:.0f} s") from None
+        finally:
+            self._host.release()
 
     @staticmethod
     async def _cancel_rest() -> None:
@@ -355,46 +381,54 @@ class _Graph:
         self.plays[index] = want
         return index if want is None else want
 
-    # -- on the loop, inside a call ----------------------------------------------------------------
-    async def get(self, agent: str, name: str) -> Message:
-        self._waiting = f"{agent}.{name}"
-        return await self.stands[agent].recv(name)
+    # -- in the caller's thread, holding the loop (_holding) --------------------------------
+    def get(self, agent: str, name: str) -> Message:
+        """The next message on a stand's input; while there is none, the loop runs (in this thread)."""
+        queue = self.stands[agent].queue(name)
+        while (msg := queue.get_nowait()) is None:
+            self._waiting = f"{agent}.{name}"
+            self._host.wait(queue.arrival(self._loop), self.timeout)
+        return msg
 
-    async def publish(self, actions: dict[str, Any]) -> None:
+    def publish(self, actions: dict[str, Any]) -> None:
         for agent, body in actions.items():
+            stand = self.stands[agent]
             try:
-                await self.stands[agent].publish("action", body, step=self.t)
+                if not stand.publish_now("action", body, step=self.t):  # a block edge: wait for its credit
+                    self._host.wait(self._loop.create_task(stand.publish("action", body, step=self.t)), self.timeout)
+            except (_Interrupted, asyncio.TimeoutError):
+                raise
             except Exception as exc:
                 raise GraphError(f"sending {agent}'s action failed: {exc}") from exc
 
-    async def next_step(self) -> StepRecord:
+    def next_step(self) -> StepRecord:
         """The next record of the env's step stream, typed; a GraphError where it is none."""
         try:
-            return parse_step((await self.get(self.lead, "step")).body)
+            return parse_step(self.get(self.lead, "step").body)
         except StepRecordError as exc:
             raise GraphError(f"node {self.env_id!r} sent a step that is no step record: {exc}") from None
 
-    async def next_obs(self) -> dict[str, dict[str, Any]]:
+    def next_obs(self) -> dict[str, dict[str, Any]]:
         """The next observation of every agent (each stand hears the env's obs once)."""
-        return {a: (await self.get(a, "obs")).body for a in self.agents}
+        return {a: self.get(a, "obs").body for a in self.agents}
 
-    async def stop_current(self) -> None:
+    def stop_current(self) -> None:
         """End the episode in play with a stop request (the others send no action), and wait for its last step."""
-        await self.publish({a: ({"stop": True, "reason": "reset"} if a == self.lead else None) for a in self.agents})
+        self.publish({a: ({"stop": True, "reason": "reset"} if a == self.lead else None) for a in self.agents})
         while True:
-            record = await self.next_step()
+            record = self.next_step()
             if record["episode"] == self.episode and record["done"]:
                 return
 
-    async def _reset(self, seed: int | None) -> dict[str, dict[str, Any]]:
+    def _reset(self, seed: int | None) -> dict[str, dict[str, Any]]:
         self.want = seed
         fresh = self._lost is not None  # the episode in play was lost: it may be dealt again, under its id
         if fresh:
             self.episode, self.done, self._lost = None, True, None
         if not self.done:
-            await self.stop_current()
+            self.stop_current()
         while True:
-            bodies = await self.next_obs()
+            bodies = self.next_obs()
             body = bodies[self.lead]
             if body.get("episode") == self.episode or (fresh and int(body.get("t", 0)) != 0):
                 continue  # the ended episode's, or a dead node's last words
@@ -402,20 +436,20 @@ class _Graph:
             dealt = episode_index(self.episode)
             if seed is None or (dealt is not None and self.plays.get(dealt) == seed):
                 break
-            await self.stop_current()  # dealt before this reset asked for its seed: the next one will play it
+            self.stop_current()  # dealt before this reset asked for its seed: the next one will play it
         self.last = bodies
         return bodies
 
-    async def _step(self, actions: dict[str, Any]) -> tuple[StepRecord, dict[str, dict[str, Any]] | None]:
-        await self.publish(actions)
+    def _step(self, actions: dict[str, Any]) -> tuple[StepRecord, dict[str, dict[str, Any]] | None]:
+        self.publish(actions)
         while True:
-            record = await self.next_step()
+            record = self.next_step()
             if record["episode"] == self.episode and record["t"] == self.t:
                 break
         if record["done"]:
             self.done = True
             return record, None
-        self.last = await self.next_obs()
+        self.last = self.next_obs()
         self.t = int(self.last[self.lead].get("t", self.t + 1))
         return record, self.last
 
@@ -424,11 +458,11 @@ class _Graph:
         if self._fatal is not None:
             raise GraphError(self._fatal)
         try:
-            return self.call(self._reset(seed), self.timeout)
+            return self._holding(lambda: self._reset(seed))
         except GraphError:
             if self._lost is None or self._fatal is not None:
                 raise
-            return self.call(self._reset(seed), self.timeout)  # a node died while this reset waited: once more
+            return self._holding(lambda: self._reset(seed))  # a node died while this reset waited: once more
 
     def playing(self) -> None:
         """Raise the GraphError that says why no step can be sent now (none: one can)."""
@@ -438,19 +472,20 @@ class _Graph:
             raise GraphError("step() after the episode ended: call reset()")
 
     def step(self, actions: dict[str, Any]) -> tuple[StepRecord, dict[str, dict[str, Any]] | None]:
-        """Send the actions; the step record, and the next observations (None when the episode ended)."""
+        """Send the actions; the step record, and the next observations (None when the episode ended).
+        The action goes out from this thread, and the loop runs only while the answer is awaited."""
         self.playing()
-        return self.call(self._step(actions), self.timeout)
+        return self._holding(lambda: self._step(actions))
 
     def metrics(self) -> dict[str, Any]:
         """The ended episode's metrics as the kernel recorded them ({} if it has not ended within the timeout)."""
         episode = self.episode or ""
         book = self.kernel.book
 
-        async def wait() -> dict[str, Any]:
+        def wait() -> dict[str, Any]:
             record = book.records.get(episode)
             if record is None:  # the end is on its way (the judge or the env's done): hear it, not poll for it
-                ended: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+                ended: asyncio.Future[dict[str, Any]] = self._loop.create_future()
 
                 def seen(rec: dict[str, Any]) -> None:
                     if rec["episode_id"] == episode and not ended.done():
@@ -458,14 +493,14 @@ class _Graph:
 
                 book.on_record.append(seen)
                 try:
-                    record = await asyncio.wait_for(ended, self.timeout)
+                    record = self._host.wait(ended, self.timeout)
                 except asyncio.TimeoutError:
                     return {}
                 finally:
                     book.on_record.remove(seen)
             return dict(record.get("metrics") or {})
 
-        return self.call(wait(), self.timeout + 5)
+        return self._holding(wait)
 
     def close(self) -> None:
         if self._closed:

@@ -48,6 +48,10 @@ class AgentSpaces:
             self.action_space: spaces.Space = spaces.Discrete(max_actions)
         else:
             self.action_space = build(action["space"], f"{where}.action.space")
+        discrete = isinstance(self.action_space, spaces.Discrete)
+        # A plain int in a Discrete's range needs no gymnasium check (its contains() builds an np.iinfo each call)
+        self._first = int(self.action_space.start) if discrete else 0  # type: ignore[attr-defined]
+        self._end = self._first + int(self.action_space.n) if discrete else 0  # type: ignore[attr-defined]
 
     @property
     def actions(self) -> list[str]:
@@ -69,7 +73,7 @@ class AgentSpaces:
         """What goes on the bus for ``action``, given the observation ``body`` it answers: an action
         name, None (an index past a listed observation's actions), or the value as lists of numbers.
         A ValueError when ``action`` is not in the action space."""
-        if not self.action_space.contains(action):
+        if not (type(action) is int and self._first <= action < self._end) and not self.action_space.contains(action):
             raise ValueError(f"action {action!r} is not in {self.action_space}")
         if self.listed:
             current = list(body.get("actions") or [])

@@ -152,14 +152,23 @@ class NodeRuntime:
         return list(cached)
 
     async def publish(self, output: str, body: Any, *, step: int | None = None) -> None:
+        if not self.publish_nowait(output, body, step=step):  # a block edge: wait for a credit, then send
+            await self.links.take_credits(output, self._check_abandoned)
+            self.links.send(output, body, step=step, max_bytes=self.max_bytes, traceparent=current_traceparent())
+
+    def publish_nowait(self, output: str, body: Any, *, step: int | None = None) -> bool:
+        """``publish`` where nothing need be awaited: sent (or nobody listens), True; an output with
+        credits to wait for (a ``block`` edge), nothing sent, False. For a caller that holds the loop
+        but does not run it (kernel.gym)."""
         if output not in self.links.out_edges:
             if output not in self.node.outputs:
                 raise ValueError(f"node {self.id!r} has no output {output!r}; declared outputs: {list(self.node.outputs)}")
-            return  # declared but not wired: nothing listens
+            return True  # declared but not wired: nothing listens
         self._check_abandoned()
-        if output in self.links.blocking:  # no coroutine to build and await for an output without credits
-            await self.links.take_credits(output, self._check_abandoned)
+        if output in self.links.blocking:
+            return False
         self.links.send(output, body, step=step, max_bytes=self.max_bytes, traceparent=current_traceparent())
+        return True
 
     def readers(self, output: str, *, observers: bool = True) -> list[str]:
         return [dst for dst in self.links.out_dsts.get(output, ()) if observers or dst not in self.observers]
