@@ -282,7 +282,8 @@ def test_bench_gym_prints_one_object_with_the_bus_and_raw_numbers_side_by_side()
 
     from tests.helpers import launch_env
 
-    result = subprocess.run([sys.executable, str(ROOT / "bench" / "gym.py"), "--json", "--steps", "200", "--only", "cartpole"],
+    result = subprocess.run([sys.executable, str(ROOT / "bench" / "gym.py"), "--json", "--steps", "200", "--only", "cartpole",
+                             "--rounds", "2"],
                             env=launch_env(), capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout.strip().splitlines()[-1])
@@ -292,4 +293,5 @@ def test_bench_gym_prints_one_object_with_the_bus_and_raw_numbers_side_by_side()
                 "graphenv_vs_loop_rtt_ratio", "cartpole_loop_reader_rtt_us_p50",
                 "cartpole_bus_added_vs_loop_reader_rtt_ratio"):
         assert out[key] > 0, key
-    assert out["cartpole_node_steps"] > 150
+    assert out["cartpole_node_steps"] > 150 and out["rounds"] == 2
+    assert len(out["graphenv_step_us_p50_rounds"]) == len(out["cartpole_loop_reader_rtt_us_p50_rounds"]) == 2

@@ -52,12 +52,11 @@ class InputQueue:
     def get_nowait(self) -> Message | None:
         return self._take() if self._items else None
 
-    def arrival(self, loop: asyncio.AbstractEventLoop) -> asyncio.Future[None]:
-        """A future of ``loop`` that is done once a message is queued (at once where one is): for a
-        caller that runs the loop itself only until then (kernel.gym), with no coroutine."""
-        waiter = self._waiter
-        if waiter is None or waiter.done():
-            waiter = self._waiter = loop.create_future()
+    def arrival(self, waiter: asyncio.Future[None]) -> asyncio.Future[None]:
+        """``waiter`` (a new future), done once a message is queued (at once where one is): for a
+        caller that runs the loop itself only until then (kernel.gym), with no coroutine. It
+        replaces a waiter given before."""
+        self._waiter = waiter
         if self._items:
             waiter.set_result(None)
         return waiter

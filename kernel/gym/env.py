@@ -107,6 +107,21 @@ def _new_loop() -> asyncio.AbstractEventLoop:
 
 T = TypeVar("T")
 
+
+class _Arrival(asyncio.Future):  # type: ignore[type-arg]
+    """What a step waits on: a future that stops its loop as it is done, in the same turn (a done
+    callback, as ``run_until_complete`` adds, would stop it one turn later: a poll of the
+    sockets and a pass over the ready callbacks more per wait)."""
+
+    def set_result(self, result: Any) -> None:
+        super().set_result(result)
+        self.get_loop().stop()
+
+    def cancel(self, msg: Any = None) -> bool:
+        cancelled = super().cancel(msg)
+        self.get_loop().stop()
+        return cancelled
+
 IDLE_S = 0.05
 """How long the caller may be away (between calls) before the keeper thread serves the loop."""
 
@@ -148,6 +163,10 @@ class _LoopHost:
         self._task = awaited
         expired = self.loop.call_later(timeout, awaited.cancel)
         try:
+            if isinstance(awaited, _Arrival):
+                while not awaited.done():
+                    self.loop.run_forever()
+                return awaited.result()
             return self.loop.run_until_complete(awaited)
         except asyncio.CancelledError:
             why, self._interrupted = self._interrupted, None
@@ -387,7 +406,7 @@ class _Graph:
         queue = self.stands[agent].queue(name)
         while (msg := queue.get_nowait()) is None:
             self._waiting = f"{agent}.{name}"
-            self._host.wait(queue.arrival(self._loop), self.timeout)
+            self._host.wait(queue.arrival(_Arrival(loop=self._loop)), self.timeout)
         return msg
 
     def publish(self, actions: dict[str, Any]) -> None:
@@ -556,7 +575,7 @@ class GraphEnv(gymnasium.Env):
         sent = self.spaces.action(action, last)
         record, bodies = self.graph.step({self.agent: sent})
         reward = record["reward"]
-        info: dict[str, Any] = {"action": sent, "valid": record["valid"], "step": _same(dict(record))}
+        info: dict[str, Any] = {"action": sent, "valid": record["valid"], "step": _same(record)}
         if bodies is None:
             truncated = record["truncated"]
             info["metrics"] = self.graph.metrics()

@@ -86,7 +86,8 @@ class Clock:
 
     async def gate(self) -> None:
         """Wait while paused; consume one step of a ``step N`` budget."""
-        await self._running.wait()
+        if not self._running.is_set():  # running: no Event.wait coroutine to build and await per step
+            await self._running.wait()
         if self._budget > 0:
             self._budget -= 1
             if self._budget == 0:
