@@ -211,6 +211,29 @@ def test_a_dead_env_node_ends_the_waiting_step_at_once_and_a_restarted_one_plays
         env.close()
 
 
+@pytest.mark.timeout(120)
+def test_a_step_that_hears_nothing_within_the_timeout_names_what_it_waited_for(tmp_path):
+    """An env node that stalls (stopped, not dead): the step's wait ends at the graph's timeout with
+    the input it waited on and the logs' folder, and the graph still closes cleanly."""
+    import os
+    import signal
+    import time
+
+    env = GraphEnv(_cartpole(tmp_path, "never"), agent="agent")
+    pid = env.supervisor.procs["env"].process.pid
+    try:
+        env.reset(seed=0)
+        env.graph.timeout = 1.5  # started with the default; the waits from here on get 1.5 s
+        os.kill(pid, signal.SIGSTOP)
+        started = time.monotonic()
+        with pytest.raises(GraphError, match=r"nothing arrived on agent\.step within 2 s \(logs: .*logs\)"):
+            env.step(0)
+        assert 1.4 < time.monotonic() - started < 10
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        env.close()
+
+
 def test_a_model_server_only_the_agent_used_is_not_started():
     env = GraphEnv("sokoban_local.yaml", agent="agent")
     try:
