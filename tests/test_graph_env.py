@@ -234,6 +234,35 @@ def test_a_step_that_hears_nothing_within_the_timeout_names_what_it_waited_for(t
         env.close()
 
 
+@pytest.mark.timeout(120)
+def test_an_action_on_a_block_edge_waits_for_its_credit_and_play_goes_on(tmp_path):
+    """The caller sends an action from its own thread, except on a ``block`` edge, where it first
+    waits for a credit on the loop: 300 steps through a 2-slot block queue (credits that leaked would
+    stall it), with pauses long enough for the keeper thread to serve the loop between some of them."""
+    import time
+
+    import yaml
+
+    data = yaml.safe_load((ROOT / "launch" / "cartpole_random.yaml").read_text())
+    for node in data["nodes"]:
+        if node["id"] == "env":
+            node["inputs"]["action"] = {"from": "agent/action", "policy": "block", "size": 2}
+    path = tmp_path / "cartpole_block.yaml"
+    path.write_text(yaml.safe_dump(data))
+    env = GraphEnv(str(path), agent="agent")
+    try:
+        env.reset(seed=0)
+        for i in range(300):
+            _, _, terminated, truncated, info = env.step(i % 2)
+            assert info["valid"]
+            if i % 60 == 0:
+                time.sleep(0.12)  # away longer than IDLE_S: the keeper runs the loop meanwhile
+            if terminated or truncated:
+                env.reset()
+    finally:
+        env.close()
+
+
 def test_a_model_server_only_the_agent_used_is_not_started():
     env = GraphEnv("sokoban_local.yaml", agent="agent")
     try:
