@@ -26,8 +26,8 @@ actions change with the state, the i-th of the current observation's ``actions``
 The graph (the kernel, the stand-in for the agent, kernel.graph.local) runs on an event loop of its
 own that the caller's thread runs inside each call: a step sends the action from the caller's thread
 and runs the loop only until the answer is queued (a future, no task per step), with no other thread
-in between (two hand-offs between threads cost more than the bus step). While the caller is away longer than ``IDLE_S``, a keeper thread runs the loop, so
-heartbeats and timers go on while it thinks. Call it from plain code, not from inside a running
+in between (two hand-offs between threads cost more than the bus step). While the caller is away
+longer than ``IDLE_S``, a keeper thread runs the loop, so heartbeats and timers go on while it thinks. Call it from plain code, not from inside a running
 event loop. ``close()`` stops every node and removes the run's sockets.
 """
 
