@@ -42,7 +42,11 @@ def test_the_caller_gets_the_loop_back_even_when_it_wakes_after_the_keeper_could
     def calls() -> None:
         for _ in range(5):
             time.sleep(IDLE_S * 3)  # away long enough for the keeper to serve the loop
-            done.append(host.run(_one(), 5))
+            host.hold()
+            try:
+                done.append(host.wait(host.loop.create_task(_one()), 5))
+            finally:
+                host.release()
 
     caller = threading.Thread(target=calls, daemon=True)
     caller.start()

@@ -27,8 +27,8 @@ The graph (the kernel, the stand-in for the agent, kernel.graph.local) runs on a
 own that the caller's thread runs inside each call: a step sends the action from the caller's thread
 and runs the loop only until the answer is queued (a future, no task per step), with no other thread
 in between (two hand-offs between threads cost more than the bus step). While the caller is away
-longer than ``IDLE_S``, a keeper thread runs the loop, so heartbeats and timers go on while it thinks. Call it from plain code, not from inside a running
-event loop. ``close()`` stops every node and removes the run's sockets.
+longer than ``IDLE_S``, a keeper thread runs the loop, so heartbeats and timers go on while it
+thinks. Call it from plain code, not from inside a running event loop. ``close()`` stops every node and removes the run's sockets.
 """
 
 from __future__ import annotations
@@ -178,14 +178,6 @@ class _LoopHost:
         finally:
             expired.cancel()
             self._task = None
-
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float) -> T:
-        """Run ``coro`` to its end on the loop, in this thread; asyncio.TimeoutError past ``timeout``."""
-        self.hold()
-        try:
-            return self.wait(self.loop.create_task(coro), timeout)
-        finally:
-            self.release()
 
     def interrupt(self, why: str) -> None:
         """On the loop: end the wait in progress, which raises _Interrupted(why); none: nothing to do."""

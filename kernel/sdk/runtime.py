@@ -154,7 +154,7 @@ class NodeRuntime:
     async def publish(self, output: str, body: Any, *, step: int | None = None) -> None:
         if not self.publish_nowait(output, body, step=step):  # a block edge: wait for a credit, then send
             await self.links.take_credits(output, self._check_abandoned)
-            self.links.send(output, body, step=step, max_bytes=self.max_bytes, traceparent=current_traceparent())
+            self._send(output, body, step)
 
     def publish_nowait(self, output: str, body: Any, *, step: int | None = None) -> bool:
         """``publish`` where nothing need be awaited: sent (or nobody listens), True; an output with
@@ -167,8 +167,11 @@ class NodeRuntime:
         self._check_abandoned()
         if output in self.links.blocking:
             return False
-        self.links.send(output, body, step=step, max_bytes=self.max_bytes, traceparent=current_traceparent())
+        self._send(output, body, step)
         return True
+
+    def _send(self, output: str, body: Any, step: int | None) -> None:
+        self.links.send(output, body, step=step, max_bytes=self.max_bytes, traceparent=current_traceparent())
 
     def readers(self, output: str, *, observers: bool = True) -> list[str]:
         return [dst for dst in self.links.out_dsts.get(output, ()) if observers or dst not in self.observers]
