@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -258,9 +259,35 @@ print(json.dumps({"uid": os.getuid(), "answers": answers}))
 """
 
 
+@pytest.fixture
+def forger_site() -> Iterator[str]:
+    """zmq and msgpack where another user can import them: the checkout's own environment may sit in a
+    folder only its owner can enter (a clone in a 0700 home, or in ``mktemp -d``), and an attacker
+    brings their own copies anyway. Same interpreter, so pyzmq's compiled parts load as they are."""
+    import shutil
+    import tempfile
+
+    import msgpack
+    import zmq
+
+    site = Path(tempfile.mkdtemp(prefix="fb-forger-", dir="/tmp"))
+    try:
+        for package in (Path(zmq.__file__).parent, Path(msgpack.__file__).parent):
+            shutil.copytree(package, site / package.name)
+        libs = Path(zmq.__file__).parent.parent / "pyzmq.libs"  # libzmq itself, found next to the package
+        if libs.is_dir():
+            shutil.copytree(libs, site / libs.name)
+        for path in [site, *site.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        yield str(site)
+    finally:
+        shutil.rmtree(site, ignore_errors=True)
+
+
 @needs_root
 @pytest.mark.parametrize("opt_out", [False, True], ids=["curve-by-default", "curve-false-opt-out"])
-def test_another_user_cannot_forge_results_over_a_loopback_tcp_bus(tmp_path: Path, xdg: Path, opt_out: bool) -> None:
+def test_another_user_cannot_forge_results_over_a_loopback_tcp_bus(tmp_path: Path, xdg: Path, opt_out: bool,
+                                                                   forger_site: str) -> None:
     run_dir, log = tmp_path / "run", tmp_path / "launch.log"
     args = ["run", "hello.yaml", "--set", "bus.transport=tcp", "--set", "agent.think_s=0.2", "--episodes", "6",
             "--out", str(run_dir), *(["--set", "bus.curve=false"] if opt_out else [])]
@@ -273,7 +300,8 @@ def test_another_user_cannot_forge_results_over_a_loopback_tcp_bus(tmp_path: Pat
         assert endpoint.startswith("tcp://127.0.0.1:")
         forger = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
                                  sys.executable, "-c", FORGER, endpoint, "ep00004,ep00005"],
-                                cwd="/", env={"PATH": os.environ["PATH"]}, capture_output=True, text=True, timeout=30)
+                                cwd="/", env={"PATH": os.environ["PATH"], "PYTHONPATH": forger_site},
+                                capture_output=True, text=True, timeout=30)
         assert forger.returncode == 0, forger.stderr[-2000:]
         assert proc.wait(timeout=60) == 0, log.read_text()[-3000:]
     finally:
