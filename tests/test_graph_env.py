@@ -263,6 +263,54 @@ def test_an_action_on_a_block_edge_waits_for_its_credit_and_play_goes_on(tmp_pat
         env.close()
 
 
+CTRL_C = r"""
+import json, os, signal, sys
+from kernel.gym import GraphEnv
+env = GraphEnv("cartpole_random.yaml", agent="agent")
+signal.signal(signal.SIGALRM, lambda *_: os.kill(os.getpid(), signal.SIGINT))  # Ctrl-C, at a chosen moment
+interrupted = played = 0
+try:
+    env.reset(seed=0)
+    for i in range(200):
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0.00005 + 0.0002 * (i % 5))  # inside the step, mostly
+            _, _, terminated, truncated, _ = env.step(i % 2)
+            if terminated or truncated or i % 7 == 0:
+                env.reset()  # a reset ends the episode in play with a stop request: Ctrl-C may land there too
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        except KeyboardInterrupt:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            interrupted += 1
+            env.reset()  # the way back a user takes
+    for i in range(200):
+        _, _, terminated, truncated, _ = env.step(i % 2)
+        played += 1
+        if terminated or truncated:
+            env.reset()
+finally:
+    env.close()
+print(json.dumps({"interrupted": interrupted, "played": played}))
+"""
+
+
+@pytest.mark.timeout(180)
+def test_ctrl_c_in_the_middle_of_steps_leaves_a_graph_that_plays_on():
+    """Ctrl-C lands inside step() (in the loop's wait, between reading the record and the
+    observation, ...): each time a KeyboardInterrupt, no message dropped on the way, and reset()
+    and later steps go on at once (they used to wait for a message already taken: 120 s)."""
+    import json
+    import subprocess
+    import sys
+
+    from tests.helpers import launch_env
+
+    done = subprocess.run([sys.executable, "-c", CTRL_C], env=launch_env(), capture_output=True, text=True,
+                          timeout=150, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["interrupted"] >= 20 and report["played"] == 200, report
+
+
 def test_a_model_server_only_the_agent_used_is_not_started():
     env = GraphEnv("sokoban_local.yaml", agent="agent")
     try:
